@@ -1,0 +1,69 @@
+"""The action codec: the only place that turns moves into integer ids.
+
+One ``Discrete(114)`` space serves every seat:
+
+* ``4 * tile + slot`` places ``tile`` (R1 index) at ``slot`` (W=0, E=1, N=2,
+  S=3, R8). A lead is ``4 * tile + 0``.
+* ``112`` (:data:`DRAW`) draws one tile from the boneyard (R13).
+* ``113`` (:data:`PASS`) passes (R13, only with an empty boneyard).
+"""
+
+from .tiles import NUM_TILES, parse_tile, tile_name
+
+NUM_SLOTS = 4
+W, E, N, S = 0, 1, 2, 3
+SLOT_NAMES = ("W", "E", "N", "S")
+DRAW = 4 * NUM_TILES  # 112
+PASS = DRAW + 1  # 113
+NUM_ACTIONS = PASS + 1  # 114
+
+
+def encode(tile: int, slot: int) -> int:
+    """Action id placing ``tile`` at ``slot``."""
+    if not 0 <= tile < NUM_TILES:
+        raise ValueError(f"tile index {tile} is out of range; allowed 0..{NUM_TILES - 1}")
+    if not 0 <= slot < NUM_SLOTS:
+        raise ValueError(f"slot {slot} is out of range; allowed 0..3 (W, E, N, S)")
+    return 4 * tile + slot
+
+
+def decode(action: int) -> tuple:
+    """``(kind, tile, slot)`` with kind ``"play"``, ``"draw"`` or ``"pass"``;
+    tile and slot are -1 for draw and pass."""
+    check_action_id(action)
+    if action == DRAW:
+        return ("draw", -1, -1)
+    if action == PASS:
+        return ("pass", -1, -1)
+    return ("play", action >> 2, action & 3)
+
+
+def check_action_id(action) -> int:
+    """Return ``action`` as an int, or raise if it is not an id of the space."""
+    try:
+        as_int = int(action)
+    except (TypeError, ValueError):
+        raise ValueError(f"action {action!r} is not an integer; allowed 0..{NUM_ACTIONS - 1}") from None
+    if as_int != action or not 0 <= as_int < NUM_ACTIONS:
+        raise ValueError(f"action {action!r} is out of range; allowed integers 0..{NUM_ACTIONS - 1}")
+    return as_int
+
+
+def action_name(action: int) -> str:
+    """Readable name: ``"[3|5]@E"``, ``"draw"`` or ``"pass"``."""
+    kind, tile, slot = decode(action)
+    if kind != "play":
+        return kind
+    return f"{tile_name(tile)}@{SLOT_NAMES[slot]}"
+
+
+def parse_action(text: str) -> int:
+    """Inverse of :func:`action_name` (``"3|5@E"``, ``"draw"``, ``"pass"``)."""
+    text = text.strip()
+    if text.lower() in ("draw", "pass"):
+        return DRAW if text.lower() == "draw" else PASS
+    tile_text, _, slot_text = text.partition("@")
+    slot_text = slot_text.strip().upper() or "W"
+    if slot_text not in SLOT_NAMES:
+        raise ValueError(f"unknown slot {slot_text!r}; allowed W, E, N, S")
+    return encode(parse_tile(tile_text), SLOT_NAMES.index(slot_text))
