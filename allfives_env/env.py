@@ -1,0 +1,306 @@
+"""PettingZoo AEC environment for All Fives.
+
+``allfives_env.env(num_players=2, render_mode=None, **options)`` returns the
+wrapped environment, ``allfives_env.raw_env(...)`` the unwrapped one.
+
+Agents ``"player_0" .. "player_{n-1}"``; seat ``i`` is followed by seat
+``(i + 1) % n`` (R2). With 4 players, seats 0 and 2 are partners (side 0),
+seats 1 and 3 (side 1). The engine decides who moves next: a player who draws
+keeps the turn (C1).
+
+Action space: ``Discrete(114)``; ``4 * tile + slot`` places a tile (slots
+W=0, E=1, N=2, S=3), ``112`` draws, ``113`` passes (see
+:mod:`allfives_env.rules.actions`).
+
+Observation: ``{"observation": float32 vector, "action_mask": int8 (114,)}``.
+The mask is also in ``infos[agent]["action_mask"]``; only the agent to move
+has ones. ``infos[agent]["scores"]`` holds every side's exact score.
+
+Options (keyword arguments):
+
+* ``episode``: ``"game"`` (hands follow one another until a side reaches the
+  target) or ``"hand"`` (one hand per episode).
+* ``reward``: ``"points"`` (each agent gets the points its side gained in the
+  step; partners both get them), ``"zero_sum"`` (side's points minus the mean
+  of the other sides' points) or ``"win"`` (only when the episode ends: +1 to
+  the winning side, -1 to every other side, 0 to sides in a drawn game (R25);
+  with ``episode="hand"`` an unfinished game is ranked by the points gained in
+  that hand, ties 0).
+* ``encoder``: ``"default"``, ``"history"``, an encoder class or instance.
+* ``auto_forced``: resolve single-choice forced steps (draw, pass) inside the
+  env, off by default; their points still reach the right agents.
+* the rule variants of :class:`~allfives_env.rules.RulesConfig`: ``hand_size``,
+  ``target``, ``first_leader``, ``hand_scoring``, ``divisor``.
+
+``reset(seed=..., options=...)``: one seeded reset fixes every later deal and
+lot drawn, over any number of episodes. ``options`` may hold ``"hands"``,
+``"boneyard"``, ``"leader"`` and ``"scores"`` to reproduce a position.
+
+Rewards follow PettingZoo: ``env.rewards`` is what the last step gave each
+agent, and ``last()`` returns what the agent gained since it last acted.
+"""
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from .encoders import make_encoder
+from .render import render_text
+from .rules.actions import DRAW, NUM_ACTIONS, PASS, action_name, check_action_id
+from .rules.config import RulesConfig
+from .rules.game import Game
+
+EPISODES = ("game", "hand")
+REWARDS = ("points", "zero_sum", "win")
+RESET_OPTIONS = ("hands", "boneyard", "leader", "scores")
+ENV_OPTIONS = ("episode", "reward", "encoder", "auto_forced")
+
+
+class IllegalActionError(ValueError):
+    """An action that is out of range or not legal for the agent to move."""
+
+
+def env(num_players=2, render_mode=None, **options):
+    """The wrapped environment (PettingZoo's order-enforcing wrapper)."""
+    return wrappers.OrderEnforcingWrapper(raw_env(num_players=num_players, render_mode=render_mode, **options))
+
+
+class raw_env(AECEnv):
+    metadata = {"render_modes": ["human", "ansi"], "name": "allfives_v0", "is_parallelizable": False}
+
+    def __init__(self, num_players=2, render_mode=None, episode="game", reward="points",
+                 encoder="default", auto_forced=False, **rule_options):
+        super().__init__()
+        unknown = sorted(set(rule_options) - set(RulesConfig.__dataclass_fields__) | ({"num_players"} & set(rule_options)))
+        if unknown:
+            allowed = ["num_players", "render_mode", *ENV_OPTIONS,
+                       *[k for k in RulesConfig.__dataclass_fields__ if k != "num_players"]]
+            raise ValueError(f"unknown option(s) {unknown}; allowed: {allowed}")
+        _check("episode", episode, EPISODES)
+        _check("reward", reward, REWARDS)
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode={render_mode!r} is not allowed; allowed: None, 'human', 'ansi'")
+        self.config = RulesConfig(num_players=num_players, **rule_options)
+        self.render_mode = render_mode
+        self.episode = episode
+        self.reward_mode = reward
+        self.auto_forced = bool(auto_forced)
+        self.encoder = make_encoder(encoder, self.config)
+        self.game = Game(self.config)
+        self._rng = np.random.default_rng()
+
+        n = self.config.num_players
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self.agent_name_mapping = {name: i for i, name in enumerate(self.possible_agents)}
+        obs_space = spaces.Dict({
+            "observation": spaces.Box(-np.inf, np.inf, (self.encoder.size,), np.float32),
+            "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
+        })
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        self._masks = [np.zeros(NUM_ACTIONS, np.int8) for _ in range(n)]
+        self._side_members = [[self.possible_agents[s] for s in range(n) if self.config.side_of(s) == side]
+                              for side in range(self.config.num_sides)]
+
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------ reset
+    def reset(self, seed=None, options=None):
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        position = _check_reset_options(options)
+        self.game.start_game(self._rng, **position)
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self._mover = -1
+        if self.auto_forced:
+            gains = self._resolve_forced([0.0] * self.config.num_sides)
+            if any(gains):
+                self._set_rewards(gains)
+                self._accumulate_rewards()
+        self._after_transition()
+
+    # ------------------------------------------------------------------- step
+    def step(self, action):
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            if action is not None:
+                raise IllegalActionError(
+                    f"{agent} is done (the episode ended); step(None) is the only allowed action, then reset()")
+            self._was_dead_step(action)
+            return
+        action = self._check_legal(agent, action)
+        self._cumulative_rewards[agent] = 0.0
+        game = self.game
+        game.step(action)
+        gains = game.step_gain
+        if self.auto_forced:
+            gains = self._resolve_forced(list(gains))
+        self._set_rewards(gains)
+        self._accumulate_rewards()
+        self._after_transition()
+        if self.render_mode == "human":
+            self.render()
+
+    def _check_legal(self, agent, action):
+        if action is None:
+            raise IllegalActionError(f"{agent} is to move; step(None) is only for agents that are done")
+        try:
+            action = check_action_id(action)
+        except ValueError as err:
+            raise IllegalActionError(str(err)) from None
+        mask = self._masks[self.agent_name_mapping[agent]]
+        if not mask[action]:
+            legal = [action_name(a) for a in np.flatnonzero(mask)]
+            raise IllegalActionError(
+                f"action {action} ({action_name(action)}) is not legal for {agent}; legal now: {legal}")
+        return action
+
+    def _resolve_forced(self, gains):
+        """Play single-choice draws and passes (and deal new hands) until a real decision."""
+        game = self.game
+        while True:
+            if not self._advance_hand():
+                return gains
+            actions = game.legal_actions()
+            if len(actions) != 1 or actions[0] not in (DRAW, PASS):
+                return gains
+            game.step(actions[0])
+            for side, gained in enumerate(game.step_gain):
+                gains[side] += gained
+
+    def _advance_hand(self) -> bool:
+        """Deal the next hand in game episodes; False when the episode is over."""
+        game = self.game
+        if game.game_over or (game.hand_over and self.episode == "hand"):
+            return False
+        if game.hand_over:
+            game.start_next_hand(self._rng)
+        return True
+
+    def _set_rewards(self, gains):
+        mode = self.reward_mode
+        rewards = self.rewards
+        if mode == "points":
+            for side, members in enumerate(self._side_members):
+                for agent in members:
+                    rewards[agent] = gains[side]
+        elif mode == "zero_sum":
+            total, others = sum(gains), self.config.num_sides - 1
+            for side, members in enumerate(self._side_members):
+                value = gains[side] - (total - gains[side]) / others
+                for agent in members:
+                    rewards[agent] = value
+        else:
+            for agent in rewards:
+                rewards[agent] = 0.0
+
+    def _after_transition(self):
+        """Deal on, mark the episode's end, move the turn, refresh masks and infos."""
+        game = self.game
+        if not self.auto_forced:
+            episode_running = self._advance_hand()
+        else:
+            episode_running = not (game.game_over or (game.hand_over and self.episode == "hand"))
+        if self._mover >= 0:
+            self._masks[self._mover][:] = 0
+        if episode_running:
+            self._mover = game.to_move
+            self._masks[self._mover][game.legal_actions()] = 1
+        else:
+            self._mover = -1
+            if self.reward_mode == "win":
+                self._set_win_rewards()
+            for agent in self.agents:
+                self.terminations[agent] = True
+        self.agent_selection = self.possible_agents[game.to_move]
+        scores = tuple(game.scores)
+        for seat, agent in enumerate(self.agents):
+            info = self.infos[agent]
+            info["action_mask"] = self._masks[seat]
+            info["scores"] = scores
+
+    def _set_win_rewards(self):
+        game = self.game
+        if game.game_over:
+            winners, ranking = set(game.winners), None
+        else:  # a "hand" episode: rank the sides by the points gained this hand
+            ranking = [s - h for s, h in zip(game.scores, game.hand_start_scores)]
+            best = max(ranking)
+            winners = {side for side, value in enumerate(ranking) if value == best}
+        drawn = len(winners) > 1
+        for side, members in enumerate(self._side_members):
+            value = (0.0 if drawn else 1.0) if side in winners else -1.0
+            for agent in members:
+                self.rewards[agent] = value
+                self._cumulative_rewards[agent] += value
+
+    # ---------------------------------------------------------------- observe
+    def observe(self, agent):
+        seat = self.agent_name_mapping[agent]
+        return {
+            "observation": self.encoder.encode(self.game, seat),
+            "action_mask": self._masks[seat].copy(),
+        }
+
+    def state(self) -> np.ndarray:
+        """The full global state (for centralized critics): every hand by absolute
+        seat (n x 28), the boneyard with its draw order (28 values, 1 for the next
+        tile, falling towards 0 for later ones), then the public observation of
+        the seat to move."""
+        game = self.game
+        n = self.config.num_players
+        out = np.zeros(n * 28 + 28 + self.encoder.size, np.float32)
+        for seat in range(n):
+            for tile in range(28):
+                if game.hands[seat] >> tile & 1:
+                    out[seat * 28 + tile] = 1.0
+        remaining = game.boneyard[game.bone_pos:]
+        for rank, tile in enumerate(remaining):
+            out[n * 28 + tile] = 1.0 - rank / len(remaining)
+        self.encoder.encode(game, game.to_move, out[n * 28 + 28:])
+        return out
+
+    @property
+    def state_space(self):
+        size = self.config.num_players * 28 + 28 + self.encoder.size
+        return spaces.Box(-np.inf, np.inf, (size,), np.float32)
+
+    # ----------------------------------------------------------------- render
+    def render(self):
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+            return None
+        text = render_text(self.game, self.possible_agents)
+        if self.render_mode == "human":
+            print(text + "\n")
+            return None
+        return text
+
+    def close(self):
+        pass
+
+
+def _check(name, value, allowed):
+    if value not in allowed:
+        raise ValueError(f"{name}={value!r} is not allowed; allowed: {list(allowed)}")
+
+
+def _check_reset_options(options):
+    """The position options of ``reset``. Unknown keys only warn: PettingZoo's
+    api_test passes arbitrary reset options and expects them to be accepted."""
+    options = dict(options or {})
+    unknown = sorted(set(options) - set(RESET_OPTIONS))
+    if unknown:
+        gymnasium.logger.warn(f"ignoring unknown reset option(s) {unknown}; known: {list(RESET_OPTIONS)}")
+    return {key: options[key] for key in RESET_OPTIONS if key in options}
