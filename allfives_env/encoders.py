@@ -20,12 +20,13 @@ Encoders follow a small protocol, so users can supply their own::
 ``encoder.views(obs)["hand"]`` is the 28-long own-hand part, and so on.
 """
 
+import struct
+
 import numpy as np
 
 from .rules.actions import DRAW, NUM_ACTIONS, PASS
 from .rules.config import RulesConfig
-from .rules.scoring import points_for_count
-from .rules.tiles import TILE_LOW, mask_to_tiles
+from .rules.tiles import TILE_LOW
 
 MAX_COUNT = 36  # R15: the largest possible count
 MAX_POINTS = 35  # R15: the largest scoring count
@@ -87,103 +88,146 @@ def default_layout(num_players: int) -> SliceLayout:
     return layout
 
 
+def _f32(values) -> bytes:
+    return np.asarray(values, np.float32).tobytes()
+
+
+def _bit_table(width):
+    """Table: integer mask -> ``width`` float32 0/1 values as bytes, bit i at value i."""
+    return tuple(_f32([(m >> i) & 1 for i in range(width)]) for m in range(1 << width))
+
+
+_BITS7 = _bit_table(7)
+_BITS4 = _bit_table(4)
+_ONE_HOT7 = tuple(_f32([int(i == v) for i in range(7)]) for v in range(-1, 7))  # index: value + 1
+_ONE = _f32([1.0])
+_ZERO = _f32([0.0])
+_FORCED_DRAW, _FORCED_PLAY_DRAWN, _FORCED_PASS, _NOT_FORCED = (
+    _f32(row) for row in ([1, 0, 0], [0, 1, 0], [0, 0, 1], [0, 0, 0]))
+_SPINNER_NONE = _f32([1, 0, 0]) + _ONE_HOT7[0]
+_SPINNER_AT_END = _f32([0, 1, 0])
+_SPINNER_INSIDE = _f32([0, 0, 1])
+_COUNT = tuple(_f32([c / MAX_COUNT]) for c in range(MAX_COUNT + 1))
+_TENTHS = tuple(_f32([k / 10.0]) for k in range(29))  # hand sizes and tiles drawn
+_POINTS = tuple(_f32([p / MAX_POINTS]) for p in range(MAX_POINTS + 1))
+_F32_PACK = struct.Struct("<f").pack
+
+
+def _bits28(mask):
+    return _BITS7[mask & 127] + _BITS7[mask >> 7 & 127] + _BITS7[mask >> 14 & 127] + _BITS7[mask >> 21]
+
+
 class DefaultEncoder:
-    """The default flat float32 encoder; see :func:`default_layout` for its parts."""
+    """The default flat float32 encoder; see :func:`default_layout` for its parts.
+
+    For speed the vector is assembled as float32 bytes from lookup tables
+    (one ``bytes.join``, one ``np.frombuffer``) instead of element-by-element
+    numpy writes; tests/test_encoders.py checks it against hand-computed vectors.
+    """
 
     def __init__(self, config: RulesConfig):
         self.config = config
-        self.num_players = config.num_players
-        self.layout = default_layout(config.num_players)
+        self.num_players = n = config.num_players
+        self.layout = default_layout(n)
         self.size = self.layout.size
-        self._off = {name: off for name, (off, _) in self.layout.parts.items()}
-        self._boneyard_norm = 1.0 / max(1, config.boneyard_size)
-        self._score_norm = 1.0 / config.target_points
         self._divisor = config.divisor
+        self._score_norm = 1.0 / config.target_points
+        one_hot_n = [_f32([int(i == k) for i in range(n)]) for k in range(n)]
+        # Per-observer constants, indexed by absolute seat.
+        self._rel_onehot = [[one_hot_n[(other - seat) % n] for other in range(n)] for seat in range(n)]
+        self._same_side = [
+            _f32([int(config.side_of((seat + rel) % n) == config.side_of(seat)) for rel in range(n)])
+            for seat in range(n)
+        ]
+        self._rel_seats = [[(seat + rel) % n for rel in range(n)] for seat in range(n)]
+        self._rel_sides = [_relative_sides(config, seat) for seat in range(n)]
+        norm = 1.0 / max(1, config.boneyard_size)
+        self._boneyard = tuple(_f32([k * norm]) for k in range(29))
+        self._no_points = bytes(4 * (NUM_ACTIONS - 2))
 
     def views(self, obs):
         return self.layout.views(obs)
 
     def encode(self, game, seat: int, out: np.ndarray = None) -> np.ndarray:
         """Encode what ``seat`` knows of ``game`` into ``out`` (allocated when None)."""
-        if out is None:
-            out = np.zeros(self.size, np.float32)
-        else:
+        if game.lead_tile < 0 and game.hand_over:  # no hand in progress
+            if out is None:
+                return np.zeros(self.size, np.float32)
             out.fill(0.0)
-        if game.hand_over and game.lead_tile < 0:
-            return out  # no hand in progress
-        o, n = self._off, self.num_players
-        idx = [o["hand"] + t for t in mask_to_tiles(game.hands[seat])]
-        played = o["played_by"]
-        for tile, who in enumerate(game.played_by):
-            if who >= 0:
-                idx.append(played + ((who - seat) % n) * 28 + tile)
+            return out
+        rel_seats = self._rel_seats[seat]
+        value, weight = game.open_value, game.weight
+        available = double_end = counts = 0
         for slot in range(4):
-            value = game.open_value[slot]
-            if value < 0:
-                continue
-            idx.append(o["slot_available"] + slot)
-            idx.append(o["slot_value"] + 7 * slot + value)
-            weight = game.weight[slot]
-            if weight == 2:
-                idx.append(o["slot_double_end"] + slot)
-            if weight:
-                idx.append(o["slot_counts"] + slot)
-        if game.spinner_tile >= 0:
-            idx.append(o["spinner_state"] + (2 if game.branches_open else 1))
-            idx.append(o["spinner_value"] + TILE_LOW[game.spinner_tile])
+            if value[slot] >= 0:
+                available |= 1 << slot
+                if weight[slot]:
+                    counts |= 1 << slot
+                    if weight[slot] == 2:
+                        double_end |= 1 << slot
+        if game.spinner_tile < 0:
+            spinner = _SPINNER_NONE
         else:
-            idx.append(o["spinner_state"])
-        if game.lead_tile < 0:
-            idx.append(o["is_lead"])
-        side_of = game.seat_side
-        own_side = side_of[seat]
-        for rel in range(n):
-            other = (seat + rel) % n
-            if side_of[other] == own_side:
-                idx.append(o["same_side"] + rel)
-            lacks = game.lacks[other]
-            for suit in range(7):
-                if lacks >> suit & 1:
-                    idx.append(o["lacks"] + 7 * rel + suit)
-        idx.append(o["to_move"] + (game.to_move - seat) % n)
-        idx.append(o["leader"] + (game.leader - seat) % n)
-        out[idx] = 1.0
-
-        out[o["count"]] = game.count / MAX_COUNT
-        out[o["boneyard"]] = game.boneyard_left * self._boneyard_norm
-        for rel in range(n):
-            out[o["hand_sizes"] + rel] = game.hands[(seat + rel) % n].bit_count() / 10.0
-        for rel, side in enumerate(_relative_sides(game, seat)):
-            out[o["scores"] + rel] = game.scores[side] * self._score_norm
+            spinner = (_SPINNER_INSIDE if game.branches_open else _SPINNER_AT_END) + _ONE_HOT7[TILE_LOW[game.spinner_tile] + 1]
+        forced, drawn, placement_points = _NOT_FORCED, _ZERO, self._no_points
         if game.to_move == seat and not game.hand_over:
-            self._encode_turn(game, out)
+            legal = game.legal_actions()
+            if legal[0] == DRAW:
+                forced = _FORCED_DRAW
+            elif legal[0] == PASS:
+                forced = _FORCED_PASS
+            else:
+                if game.must_play >= 0:
+                    forced = _FORCED_PLAY_DRAWN
+                placement_points = self._placement_points(game, legal)
+            drawn = _TENTHS[game.drawn_this_turn]
+        played, lacks, hands, scores = game.played_masks, game.lacks, game.hands, game.scores
+        rel_onehot = self._rel_onehot[seat]
+        score_norm = self._score_norm
+        blob = b"".join((
+            _bits28(hands[seat]),
+            *[_bits28(played[other]) for other in rel_seats],
+            _BITS4[available],
+            _ONE_HOT7[value[0] + 1], _ONE_HOT7[value[1] + 1], _ONE_HOT7[value[2] + 1], _ONE_HOT7[value[3] + 1],
+            _BITS4[double_end],
+            _BITS4[counts],
+            spinner,
+            _COUNT[game.count],
+            _ONE if game.lead_tile < 0 else _ZERO,
+            self._boneyard[len(game.boneyard) - game.bone_pos],
+            *[_TENTHS[hands[other].bit_count()] for other in rel_seats],
+            self._same_side[seat],
+            *[_F32_PACK(scores[side] * score_norm) for side in self._rel_sides[seat]],
+            *[_BITS7[lacks[other]] for other in rel_seats],
+            forced,
+            drawn,
+            rel_onehot[game.to_move],
+            rel_onehot[game.leader],
+            placement_points,
+        ))
+        if out is None:
+            return np.frombuffer(bytearray(blob), np.float32)
+        out[:] = np.frombuffer(blob, np.float32)
         return out
 
-    def _encode_turn(self, game, out):
-        """Parts that exist only for the seat to move: forced steps and placement points."""
-        o = self._off
-        out[o["drawn_this_turn"]] = game.drawn_this_turn / 10.0
-        actions = game.legal_actions()
-        if actions[0] == DRAW:
-            out[o["forced"]] = 1.0
-        elif actions[0] == PASS:
-            out[o["forced"] + 2] = 1.0
-        else:
-            if game.must_play >= 0:
-                out[o["forced"] + 1] = 1.0
-            base = o["placement_points"]
-            for action in actions:
-                points = points_for_count(game.count_after(action >> 2, action & 3), self._divisor)
-                if points:
-                    out[base + action] = points / MAX_POINTS
+    def _placement_points(self, game, legal) -> bytes:
+        """float32 bytes of the points each legal placement would score now (R15), /35."""
+        points = None
+        divisor = self._divisor
+        for action, count in zip(legal, game.counts_after(legal)):
+            if count > 0 and count % divisor == 0:
+                if points is None:
+                    points = bytearray(self._no_points)
+                points[4 * action:4 * action + 4] = _POINTS[count]
+        return self._no_points if points is None else bytes(points)
 
 
-def _relative_sides(game, seat):
+def _relative_sides(config, seat):
     """Side indices with the observer's side first, then in play order of first appearance."""
     order = []
-    n = game.num_players
+    n = config.num_players
     for rel in range(n):
-        side = game.seat_side[(seat + rel) % n]
+        side = config.side_of((seat + rel) % n)
         if side not in order:
             order.append(side)
     return order

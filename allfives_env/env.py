@@ -63,8 +63,41 @@ class IllegalActionError(ValueError):
 
 
 def env(num_players=2, render_mode=None, **options):
-    """The wrapped environment (PettingZoo's order-enforcing wrapper)."""
-    return wrappers.OrderEnforcingWrapper(raw_env(num_players=num_players, render_mode=render_mode, **options))
+    """The wrapped environment (PettingZoo's order-enforcing wrapper, with fast paths)."""
+    return OrderEnforcing(raw_env(num_players=num_players, render_mode=render_mode, **options))
+
+
+def _forwarded(name):
+    """A property reading ``name`` from the inner env once reset has happened.
+
+    PettingZoo's wrapper reaches these through ``__getattr__``, which runs only
+    after a failed normal lookup; on the per-decision path that costs more
+    than the game's own step, so they are looked up directly here."""
+
+    def get(self):
+        if not self._has_reset:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return getattr(self.env, name)
+
+    return property(get)
+
+
+class OrderEnforcing(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's ``OrderEnforcingWrapper`` with the same checks, minus the
+    ``__getattr__`` detour on the attributes read at every decision."""
+
+    agents = _forwarded("agents")
+    agent_selection = _forwarded("agent_selection")
+    rewards = _forwarded("rewards")
+    terminations = _forwarded("terminations")
+    truncations = _forwarded("truncations")
+    infos = _forwarded("infos")
+    _cumulative_rewards = _forwarded("_cumulative_rewards")
+
+    def last(self, observe=True):
+        if not self._has_reset:
+            raise AttributeError("last() cannot be called before reset()")
+        return self.env.last(observe)
 
 
 class raw_env(AECEnv):

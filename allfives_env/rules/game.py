@@ -22,11 +22,12 @@ tile: **private** to the drawer; public views must hide it (see
 
 from .actions import DRAW, PASS
 from .config import RulesConfig
-from .scoring import hand_end_points, points_for_count
+from .scoring import hand_end_points
 from .tiles import (
     SUIT_TILES,
     TILE_HIGH,
     TILE_LOW,
+    TILE_PIPS,
     TILE_SUITS,
     heaviness,
     mask_pips,
@@ -35,6 +36,7 @@ from .tiles import (
 )
 
 CENTER = -1  # spinner_slot when the spinner is the lead itself
+TILE_END_WEIGHT = tuple(2 if TILE_LOW[t] == TILE_HIGH[t] else 1 for t in range(28))  # R9
 
 
 class Game:
@@ -48,7 +50,8 @@ class Game:
         "hands", "boneyard", "bone_pos", "leader", "to_move", "hand_over", "hand_result",
         "next_leader", "lead_tile", "spinner_tile", "spinner_slot", "branches_open",
         "open_value", "weight", "arm_length", "arms", "count", "played_by",
-        "must_play", "drawn_this_turn", "lacks", "events", "hand_start_scores",
+        "must_play", "drawn_this_turn", "lacks", "events", "hand_start_scores", "played_masks",
+        "_legal",
     )
 
     def __init__(self, config: RulesConfig = None):
@@ -67,6 +70,7 @@ class Game:
         self.hand_over = True
         self.hand_result = None
         self.next_leader = None
+        self._legal = None
 
     # ------------------------------------------------------------------ setup
     def start_game(self, rng, hands=None, boneyard=None, leader=None, scores=None):
@@ -123,6 +127,8 @@ class Game:
         self.arms = ([], [], [], [])
         self.count = 0
         self.played_by = [-1] * 28
+        self.played_masks = [0] * self.num_players
+        self._legal = None
         self.must_play = -1
         self.drawn_this_turn = 0
         self.lacks = [0] * self.num_players
@@ -150,7 +156,15 @@ class Game:
         return self.hands[seat].bit_count()
 
     def legal_actions(self) -> list:
-        """The legal action ids of the seat to move, ascending (R6, R12, R13)."""
+        """The legal action ids of the seat to move, ascending (R6, R12, R13).
+
+        The list is cached until the next step: treat it as read-only."""
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._compute_legal_actions()
+        return legal
+
+    def _compute_legal_actions(self) -> list:
         if self.hand_over or self.game_over:
             return []
         hand = self.hands[self.to_move]
@@ -164,18 +178,26 @@ class Game:
         return [DRAW] if self.bone_pos < len(self.boneyard) else [PASS]
 
     def _placements(self, hand_mask: int) -> list:
+        """Placements of the tiles in ``hand_mask``, ascending by action id."""
+        value = self.open_value
+        w = SUIT_TILES[value[0]] if value[0] >= 0 else 0
+        e = SUIT_TILES[value[1]] if value[1] >= 0 else 0
+        n = SUIT_TILES[value[2]] if value[2] >= 0 else 0
+        s = SUIT_TILES[value[3]] if value[3] >= 0 else 0
+        fits = hand_mask & (w | e | n | s)
         actions = []
-        open_value = self.open_value
-        for slot in range(4):
-            value = open_value[slot]
-            if value < 0:
-                continue
-            fits = hand_mask & SUIT_TILES[value]
-            while fits:
-                low = fits & -fits
-                actions.append(4 * (low.bit_length() - 1) + slot)
-                fits ^= low
-        actions.sort()
+        while fits:
+            low = fits & -fits
+            fits ^= low
+            base = 4 * (low.bit_length() - 1)
+            if low & w:
+                actions.append(base)
+            if low & e:
+                actions.append(base + 1)
+            if low & n:
+                actions.append(base + 2)
+            if low & s:
+                actions.append(base + 3)
         return actions
 
     def can_play(self, seat: int) -> bool:
@@ -203,12 +225,31 @@ class Game:
                 count += (2 - weight[other]) * value[other]
         return count
 
+    def counts_after(self, actions) -> list:
+        """:meth:`count_after` for many legal placements at once (faster per action)."""
+        if self.lead_tile < 0:  # a lone lead counts its pips, a double once (R14)
+            return [TILE_PIPS[action >> 2] for action in actions]
+        value, weight, count = self.open_value, self.weight, self.count
+        base = [count - value[slot] * weight[slot] for slot in range(4)]
+        if self.spinner_slot == CENTER and self.spinner_tile >= 0 and not self.branches_open:
+            for slot in (0, 1):  # the lone double lead becomes a spinner at an end
+                other = 1 - slot
+                if self.arm_length[other] == 0:
+                    base[slot] += (2 - weight[other]) * value[other]
+        counts = []
+        for action in actions:
+            tile, slot = action >> 2, action & 3
+            # the free half is pips - matched half; a double's counts twice (R9)
+            counts.append(base[slot] + (TILE_PIPS[tile] - value[slot]) * TILE_END_WEIGHT[tile])
+        return counts
+
     # ------------------------------------------------------------------- step
     def step(self, action: int) -> None:
         """Apply a legal action of the seat to move (legality is the caller's
         check: see :meth:`legal_actions`). ``step_gain`` then holds the points
         each side gained in this step, hand-end bonus included."""
         self.step_gain = [0.0] * self.num_sides
+        self._legal = None
         seat = self.to_move
         if action < DRAW:
             self._play(seat, action >> 2, action & 3, action)
@@ -218,12 +259,14 @@ class Game:
             self._pass(seat)
 
     def _play(self, seat, tile, slot, action):
-        self.hands[seat] &= ~(1 << tile)
+        bit = 1 << tile
+        hand = self.hands[seat] & ~bit
+        self.hands[seat] = hand
         self._place(tile, slot)
         self.played_by[tile] = seat
-        count = self._count()
-        self.count = count
-        points = points_for_count(count, self.divisor)  # R15
+        self.played_masks[seat] |= bit
+        count = self.count = self._count()
+        points = count if count > 0 and count % self.divisor == 0 else 0  # R15
         self.events.append((seat, action, tile, points, count))
         if points:
             self._score(self.seat_side[seat], points)
@@ -232,11 +275,12 @@ class Game:
                 return
         self.must_play = -1
         self.drawn_this_turn = 0
-        if not self.hands[seat]:  # R17
+        if not hand:  # R17
             self._end_hand(domino_seat=seat)
             return
         self.to_move = (seat + 1) % self.num_players
-        self._check_block()
+        if self.bone_pos == len(self.boneyard):
+            self._check_block()
 
     def _place(self, tile, slot):
         low, high = TILE_LOW[tile], TILE_HIGH[tile]
@@ -358,12 +402,13 @@ class Game:
         for name in _LIST_FIELDS:
             setattr(other, name, getattr(self, name)[:])
         other.arms = tuple(arm[:] for arm in self.arms)
+        other._legal = None
         return other
 
 
 _LIST_FIELDS = (
     "scores", "step_gain", "hands", "boneyard", "open_value", "weight", "arm_length",
-    "played_by", "lacks", "events", "hand_start_scores",
+    "played_by", "lacks", "events", "hand_start_scores", "played_masks",
 )
 _SHARED_FIELDS = tuple(
     name for name in Game.__slots__ if name not in _LIST_FIELDS and name != "arms"

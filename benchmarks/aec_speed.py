@@ -1,0 +1,91 @@
+"""Decisions per second of random legal play through the public AEC API.
+
+CPU time of this process (time.process_time), so other load on the machine
+skews the figures less. Measures allfives_env next to PettingZoo's connect_four_v3 in the same run,
+plus the bare engine (legal actions + apply). Reports medians of repeats.
+
+    python benchmarks/aec_speed.py [--seconds 3] [--repeats 5]
+"""
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+
+
+def aec_decisions_per_second(make_env, seconds, seed=0):
+    """Random legal play via agent_iter/last/step; the observation is built every decision."""
+    env = make_env()
+    rng = np.random.default_rng(seed)
+    decisions, episode = 0, 0
+    start = time.process_time()
+    while time.process_time() - start < seconds:
+        env.reset(seed=seed + episode)
+        episode += 1
+        for agent in env.agent_iter():
+            observation, reward, termination, truncation, info = env.last()
+            if termination or truncation:
+                action = None
+            else:
+                legal = np.flatnonzero(observation["action_mask"])
+                action = int(legal[rng.integers(len(legal))])
+                decisions += 1
+            env.step(action)
+    return decisions / (time.process_time() - start)
+
+
+def engine_decisions_per_second(num_players, seconds, seed=0):
+    """The bare engine: legal_actions() + step(), no observation."""
+    import random
+
+    from allfives_env.rules import Game, RulesConfig
+
+    game = Game(RulesConfig(num_players=num_players))
+    rng = np.random.default_rng(seed)
+    uniform = random.Random(seed).random
+    decisions = 0
+    start = time.process_time()
+    while time.process_time() - start < seconds:
+        game.start_game(rng)
+        while not game.game_over:
+            if game.hand_over:
+                game.start_next_hand(rng)
+                continue
+            actions = game.legal_actions()
+            game.step(actions[int(uniform() * len(actions))])
+            decisions += 1
+    return decisions / (time.process_time() - start)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=3.0)
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args()
+
+    import allfives_env
+    from pettingzoo.classic import connect_four_v3
+
+    runs = {
+        "connect_four_v3 (PettingZoo)": lambda: aec_decisions_per_second(connect_four_v3.env, args.seconds),
+    }
+    for n in (2, 3, 4):
+        runs[f"allfives env, {n} players"] = (
+            lambda n=n: aec_decisions_per_second(lambda: allfives_env.env(num_players=n), args.seconds))
+    for n in (2, 4):
+        runs[f"allfives engine only, {n} players"] = (
+            lambda n=n: engine_decisions_per_second(n, args.seconds))
+    results = {name: [] for name in runs}
+    for _ in range(args.repeats):  # interleave so machine noise hits every entry alike
+        for name, run in runs.items():
+            results[name].append(run())
+    peer = statistics.median(results["connect_four_v3 (PettingZoo)"])
+    print(f"{'benchmark':36s} {'median decisions/s':>20s} {'vs connect_four':>16s}")
+    for name, values in results.items():
+        median = statistics.median(values)
+        print(f"{name:36s} {median:20,.0f} {median / peer:15.2f}x")
+
+
+if __name__ == "__main__":
+    main()
