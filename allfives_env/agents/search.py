@@ -1,0 +1,83 @@
+"""Determinized Monte-Carlo search (perfect-information rollouts over sampled worlds).
+
+For each decision with more than one legal action the agent repeats, for
+``samples`` sampled hidden states (:func:`~allfives_env.rules.view.sample_world`:
+every unseen tile placed in a hand or the boneyard, consistent with hand
+sizes and known lacking suits):
+
+1. try every legal action in that same world (common random numbers: all
+   actions face the same hidden tiles, which removes most of the noise from
+   the comparison);
+2. play the rest of the hand out with the greedy policy for every seat (or
+   at most ``depth`` further steps when ``depth`` is set);
+3. score the action by the points its side gained minus the mean gained by the
+   other sides over that stretch (hand bonus included). Reaching the target
+   counts as ``win_value`` extra (lost: minus it), so the search plays for the
+   game, not only the hand.
+
+The action with the best mean wins (ties: the greedy order). Budget options:
+``samples`` (worlds per move), ``depth`` (steps per rollout, ``None`` = to the
+end of the hand) and ``time_ms`` (stop sampling a move once this many
+milliseconds have passed, after at least ``min_samples`` worlds).
+"""
+
+import time
+
+from ..rules.actions import DRAW
+from ..rules.view import sample_world
+from .base import BaseAgent
+from .greedy import greedy_action
+
+
+class SearchAgent(BaseAgent):
+    """search: determinized sampling of hidden states with greedy rollouts to the hand's end."""
+
+    name = "search"
+
+    def __init__(self, samples=24, depth=None, time_ms=None, min_samples=4, win_value=100.0):
+        super().__init__()
+        if int(samples) < 1:
+            raise ValueError(f"samples={samples!r}; allowed: a positive integer")
+        self.samples = int(samples)
+        self.depth = None if depth is None else int(depth)
+        self.time_ms = time_ms
+        self.min_samples = int(min_samples)
+        self.win_value = float(win_value)
+
+    def act(self, view, legal_actions):
+        if len(legal_actions) == 1 or legal_actions[0] >= DRAW:
+            return legal_actions[0]
+        legal = list(legal_actions)
+        totals = [0.0] * len(legal)
+        deadline = None if self.time_ms is None else time.perf_counter() + self.time_ms / 1000.0
+        side = view.side
+        for i in range(self.samples):
+            if deadline is not None and i >= self.min_samples and time.perf_counter() > deadline:
+                break
+            world = sample_world(view, self.rng)
+            before = list(world.scores)
+            for k, action in enumerate(legal):
+                g = world.clone()
+                g.step(action)
+                totals[k] += self._rollout(g, side, before)
+        greedy_first = greedy_action(view, legal)
+        best = max(range(len(legal)), key=lambda k: (totals[k], legal[k] == greedy_first))
+        return legal[best]
+
+    def _rollout(self, g, side, before) -> float:
+        steps = self.depth
+        while not g.hand_over:
+            if steps is not None:
+                if steps <= 0:
+                    break
+                steps -= 1
+            actions = g.legal_actions()
+            g.step(actions[0] if len(actions) == 1 else greedy_action(g, actions))
+        scores = g.scores
+        n = len(scores)
+        mine = scores[side] - before[side]
+        others = sum(scores[s] - before[s] for s in range(n) if s != side) / (n - 1)
+        value = mine - others
+        if g.game_over:
+            value += self.win_value if side in g.winners else -self.win_value
+        return value
