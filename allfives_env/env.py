@@ -99,6 +99,11 @@ class OrderEnforcing(wrappers.OrderEnforcingWrapper):
             raise AttributeError("last() cannot be called before reset()")
         return self.env.last(observe)
 
+    def step(self, action):
+        if self._has_reset and not self.env.agents:
+            raise IllegalActionError("the episode is over and every agent is done; call reset() first")
+        super().step(action)
+
 
 class raw_env(AECEnv):
     metadata = {"render_modes": ["human", "ansi"], "name": "allfives_v0", "is_parallelizable": False}
@@ -155,6 +160,8 @@ class raw_env(AECEnv):
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
+        for mask in self._masks:
+            mask[:] = 0
         self._mover = -1
         if self.auto_forced:
             gains = self._resolve_forced([0.0] * self.config.num_sides)
@@ -165,6 +172,8 @@ class raw_env(AECEnv):
 
     # ------------------------------------------------------------------- step
     def step(self, action):
+        if not self.agents:
+            raise IllegalActionError("the episode is over and every agent is done; call reset() first")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             if action is not None:

@@ -1,0 +1,45 @@
+"""Helpers shared by test modules (tests/ is on sys.path through conftest.py)."""
+
+import numpy as np
+
+from allfives_env.rules import Game, RulesConfig
+from allfives_env.rules.tiles import tile_index
+
+
+def deal_with(num_players, first_hands, leader=0, boneyard=None, **rules):
+    """Hands for the first seats as given (tile names like "1|4"), the rest filled
+    in ascending tile order; returns (hands, boneyard) as tile-id lists."""
+    config = RulesConfig(num_players=num_players, **rules)
+    size = config.tiles_per_hand
+    hands = [[tile_index(*map(int, name.split("|"))) for name in hand] for hand in first_hands]
+    used = {t for hand in hands for t in hand}
+    if boneyard is not None:
+        boneyard = [tile_index(*map(int, name.split("|"))) for name in boneyard]
+        used |= set(boneyard)
+    rest = [t for t in range(28) if t not in used]
+    while len(hands) < num_players:
+        hand = [t for t in rest if t not in {x for h in hands for x in h}][: size]
+        hands.append(hand)
+    for hand in hands:
+        while len(hand) < size:
+            hand.append(next(t for t in rest if t not in {x for h in hands for x in h}))
+    if boneyard is None:
+        dealt = {t for h in hands for t in h}
+        boneyard = [t for t in range(28) if t not in dealt]
+    return hands, boneyard
+
+
+def random_states(num_players, games, seed, **rules):
+    """Yield (game, rng) at every decision of seeded random games."""
+    config = RulesConfig(num_players=num_players, **rules)
+    rng = np.random.default_rng(seed)
+    game = Game(config)
+    for _ in range(games):
+        game.start_game(rng)
+        while not game.game_over:
+            if game.hand_over:
+                game.start_next_hand(rng)
+                continue
+            yield game, rng
+            actions = game.legal_actions()
+            game.step(actions[int(rng.integers(len(actions)))])
