@@ -1,0 +1,73 @@
+"""A batched All Fives environment: B games of the same rules stepped at once.
+
+Needs numba (the ``fast`` extra). The rules are those of the pure-Python engine
+(:mod:`allfives_env.rules`, the reference) re-written as numba kernels over
+arrays (:mod:`allfives_env.vector._kernels`); a differential test plays
+thousands of games through both, comparing every step.
+
+Usage::
+
+    from allfives_env.vector import VectorAllFives, make_rng_state, random_legal_actions
+
+    venv = VectorAllFives(num_envs=1024, num_players=2, episode="game", reward="points",
+                          auto_forced=False, **rule_options)   # hand_size, target, ...
+    out = venv.reset(seed=0)
+    pick = make_rng_state(1, venv.num_envs)
+    for _ in range(1000):
+        out = venv.step(random_legal_actions(out.mask, pick))
+
+Options are those of the AEC env (:mod:`allfives_env.env`): ``num_players``,
+the rule variants V1-V5 (``hand_size``, ``target``, ``first_leader``,
+``hand_scoring``, ``divisor``), ``episode`` (``"game"``/``"hand"``),
+``reward`` (``"points"``/``"zero_sum"``/``"win"``) and ``auto_forced``;
+``encoder`` must be ``"default"``. ``parallel`` spreads the games over numba
+threads (default: when B >= 4096). An unknown option raises ``ValueError``
+naming the allowed ones.
+
+Every game is always at a decision: ``step(actions)`` takes ``actions`` of
+shape (B,), an integer action id (:mod:`allfives_env.rules.actions`) for the
+seat to move in each game, and returns a :class:`VectorStep`:
+
+* ``to_move`` (B,): the seat to move now; ``obs`` (B, D) float32 its default
+  observation (exactly :class:`~allfives_env.encoders.DefaultEncoder`,
+  seat-relative, named parts via ``venv.views(out.obs)``); ``mask`` (B, 114)
+  int8 its legal actions.
+* ``rewards`` (B, n_players) float32: what the last step gave **every** seat,
+  as the AEC env's ``env.rewards`` after that step (``points``: each seat its
+  side's gain, partners alike; ``zero_sum``; ``win``: +1/-1/0 at the episode's
+  end only). A seat's reward often arrives on another seat's turn: trainers
+  accumulate rewards per seat between that seat's decisions.
+* ``terminated`` (B,): the episode ended in this step. Such a game is reset at
+  once (a new game: scores 0, random deal and leader, R5/V3), so ``to_move``,
+  ``obs``, ``mask`` and ``scores`` already describe the new episode's first
+  decision, while ``rewards[b]`` holds the final step's rewards,
+  ``final_scores[b]`` the ended episode's scores, ``final_obs[b]`` the ended
+  position seen by ``final_seat[b]`` (the AEC env's ``agent_selection`` at
+  termination, observed after the end: no mover's parts). ``final_*`` rows of
+  games that did not terminate are stale.
+* ``scores`` (B, n_sides) float64: each side's exact score (half points, R24).
+* ``new_hand`` (B,): ``obs`` is the first decision of a newly dealt hand (the
+  next hand of a game, R19, or an auto-reset).
+
+Outputs are views of preallocated buffers that the next ``reset``/``step``
+overwrites (no allocation per step); ``out.copy()`` keeps them.
+
+Bad input: a wrong shape or an illegal action raises ``ValueError`` (naming the
+first bad game index, its seat, the action and the legal ones), a non-integer
+dtype ``TypeError``; the check runs before any game moves, so nothing changes.
+
+Determinism: ``reset(seed)`` seeds one SplitMix64 stream per game from
+``(seed, game index)``. The same seed and the same actions give the same
+trajectories, whatever ``parallel`` or the thread count; the streams differ
+from the AEC env's ``numpy`` generator, so the same seed does not give the
+same deals as the AEC env. To replay exact positions (as the differential test
+does) use ``set_position(indices, hands, boneyards, leaders, scores)``, the
+counterpart of the AEC env's reset options.
+
+Memory: about 2.5-3 kB per game (mostly the observation buffers), so
+B = 65,536 needs under 200 MB. ``venv.memory_bytes()`` reports it.
+"""
+
+from .batched import VectorAllFives, VectorStep, make_rng_state, random_legal_actions
+
+__all__ = ["VectorAllFives", "VectorStep", "make_rng_state", "random_legal_actions"]

@@ -1,0 +1,235 @@
+"""The :class:`VectorAllFives` class (see the package docstring for the contract)."""
+
+from dataclasses import dataclass, fields
+
+import numpy as np
+
+from ..encoders import default_layout
+from ..env import ENV_OPTIONS, EPISODES, REWARDS
+from ..rules.actions import NUM_ACTIONS, action_name
+from ..rules.config import RulesConfig
+from ..rules.game import validate_deal, validate_scores
+from . import _kernels as K
+
+
+@dataclass
+class VectorStep:
+    """What :meth:`VectorAllFives.reset` and :meth:`VectorAllFives.step` return.
+
+    The arrays are the environment's own output buffers, overwritten by the
+    next call: use :meth:`copy` to keep them.
+    """
+
+    #: (B,) int64, the seat to move in each game (``obs``/``mask`` are its view).
+    to_move: np.ndarray
+    #: (B, D) float32, the default observation of the seat to move (seat-relative).
+    obs: np.ndarray
+    #: (B, 114) int8, the legal actions of the seat to move.
+    mask: np.ndarray
+    #: (B, n_players) float32, what the last step gave every seat (all seats, not only the mover).
+    rewards: np.ndarray
+    #: (B,) bool, the game's episode ended in the last step (then auto-reset).
+    terminated: np.ndarray
+    #: (B, n_sides) float64, each side's exact score in the current episode.
+    scores: np.ndarray
+    #: (B,) bool, ``obs`` is the first decision of a newly dealt hand (a next hand or an auto-reset).
+    new_hand: np.ndarray
+    #: (B, D) float32, where ``terminated``: the ended episode's observation from ``final_seat``.
+    final_obs: np.ndarray
+    #: (B, n_sides) float64, where ``terminated``: the ended episode's final scores.
+    final_scores: np.ndarray
+    #: (B,) int64, where ``terminated``: the seat ``final_obs`` belongs to (the AEC env's last agent_selection).
+    final_seat: np.ndarray
+
+    def copy(self) -> "VectorStep":
+        """An independent copy of every array."""
+        return VectorStep(**{f.name: getattr(self, f.name).copy() for f in fields(self)})
+
+
+class VectorAllFives:
+    """B games of All Fives stepped together by numba kernels.
+
+    Args:
+        num_envs: B, the number of games.
+        num_players: 2, 3 or 4 (R2).
+        episode: ``"game"`` or ``"hand"`` (as the AEC env).
+        reward: ``"points"``, ``"zero_sum"`` or ``"win"`` (as the AEC env).
+        auto_forced: resolve single-choice draws and passes inside the step (as the AEC env).
+        encoder: only ``"default"`` (the :class:`~allfives_env.encoders.DefaultEncoder` vector).
+        parallel: spread the games over numba threads (``None``: when B >= 4096).
+        **rule_options: the V1-V5 variants of :class:`~allfives_env.rules.RulesConfig`.
+    """
+
+    def __init__(self, num_envs, num_players=2, episode="game", reward="points", auto_forced=False,
+                 encoder="default", parallel=None, **rule_options):
+        allowed_rules = [k for k in RulesConfig.__dataclass_fields__ if k != "num_players"]
+        unknown = sorted(set(rule_options) - set(allowed_rules))
+        if unknown:
+            allowed = ["num_envs", "num_players", *ENV_OPTIONS, "parallel", *allowed_rules]
+            raise ValueError(f"unknown option(s) {unknown}; allowed: {allowed}")
+        _check("episode", episode, EPISODES)
+        _check("reward", reward, REWARDS)
+        if encoder != "default":
+            raise ValueError(f"encoder={encoder!r} is not allowed; the vector env builds only 'default' observations")
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError(f"num_envs={num_envs!r} is not allowed; give a positive integer")
+        self.config = RulesConfig(num_players=num_players, **rule_options)
+        self.num_envs = B = int(num_envs)
+        self.num_players = n = self.config.num_players
+        self.num_sides = sides = self.config.num_sides
+        self.episode, self.reward_mode, self.auto_forced = episode, reward, bool(auto_forced)
+        self.parallel = (B >= 4096) if parallel is None else bool(parallel)
+        self.layout = default_layout(n)
+        self.observation_size = D = self.layout.size
+        self.num_actions = NUM_ACTIONS
+
+        cfg = np.zeros(K.NUM_CFG, np.int64)
+        cfg[K.C_N], cfg[K.C_SIDES] = n, sides
+        cfg[K.C_HAND_SIZE] = self.config.tiles_per_hand
+        cfg[K.C_DIVISOR] = self.config.divisor
+        cfg[K.C_SCORING] = ("bonus", "bonus_net", "penalty").index(self.config.hand_scoring)
+        cfg[K.C_FIRST_LEADER] = ("random", "heaviest_tile").index(self.config.first_leader)
+        cfg[K.C_EPISODE] = EPISODES.index(episode)
+        cfg[K.C_REWARD] = REWARDS.index(reward)
+        cfg[K.C_AUTO_FORCED] = int(self.auto_forced)
+        self._cfg = cfg
+        # the same float64 factors as DefaultEncoder, so observations agree bit for bit
+        self._fcfg = np.array([self.config.target_points, 1.0 / self.config.target_points,
+                               1.0 / max(1, self.config.boneyard_size)], np.float64)
+        assert tuple(self.layout.parts) == K.OBS_PARTS, "the default layout changed; update _kernels.OBS_PARTS"
+        self._off = np.array([self.layout.offset(name) for name in K.OBS_PARTS], np.int64)
+
+        # game state (structure of arrays, one row per game)
+        self._st = np.zeros((B, K.NUM_FIELDS), np.int8)
+        self._hands = np.zeros((B, 4), np.int64)
+        self._scores = np.zeros((B, sides), np.float64)
+        self._hstart = np.zeros((B, sides), np.float64)
+        self._gains = np.zeros((B, sides), np.float64)
+        self._rng = np.zeros(B, np.uint64)
+        # output buffers
+        self._out = VectorStep(
+            to_move=np.zeros(B, np.int64), obs=np.zeros((B, D), np.float32),
+            mask=np.zeros((B, NUM_ACTIONS), np.int8), rewards=np.zeros((B, n), np.float32),
+            terminated=np.zeros(B, np.bool_), scores=np.zeros((B, sides), np.float64),
+            new_hand=np.zeros(B, np.bool_), final_obs=np.zeros((B, D), np.float32),
+            final_scores=np.zeros((B, sides), np.float64), final_seat=np.zeros(B, np.int64),
+        )
+        self._started = False
+
+    # ---------------------------------------------------------------- public
+    def reset(self, seed=None) -> VectorStep:
+        """A new game in every env. ``seed`` (a non-negative int or None for fresh
+        entropy) fixes every later deal and leader draw of every game."""
+        base = np.random.SeedSequence(seed).generate_state(1, np.uint64)[0]
+        K.seed_streams(self._rng, base)
+        out = self._out
+        out.rewards[:] = 0.0
+        out.terminated[:] = False
+        K.reset_all(self._st, self._hands, self._scores, self._hstart, self._rng, self._cfg, self._fcfg,
+                    self._off, out.to_move, out.obs, out.mask, out.scores, out.new_hand)
+        self._started = True
+        return out
+
+    def step(self, actions) -> VectorStep:
+        """Apply ``actions[b]`` (an action id of the seat to move) in every game ``b``.
+
+        Raises ``ValueError`` (wrong shape, or an illegal action, naming the game,
+        its seat and the action) or ``TypeError`` (not an integer array); on an
+        error no game has moved."""
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_envs,):
+            raise ValueError(f"actions has shape {actions.shape}; expected ({self.num_envs},), one action per game")
+        if actions.dtype.kind not in "iu":
+            raise TypeError(f"actions has dtype {actions.dtype}; expected an integer array of action ids 0..113")
+        if actions.dtype != np.int64:
+            actions = actions.astype(np.int64)
+        out = self._out
+        kernel = K.step_all_parallel if self.parallel else K.step_all_serial
+        bad = kernel(actions, self._st, self._hands, self._scores, self._hstart, self._gains, self._rng,
+                     self._cfg, self._fcfg, self._off, out.to_move, out.obs, out.mask, out.rewards,
+                     out.terminated, out.scores, out.new_hand, out.final_obs, out.final_scores,
+                     out.final_seat)
+        if bad >= 0:
+            self._raise_illegal(int(bad), int(actions[bad]))
+        return out
+
+    def current(self) -> VectorStep:
+        """The output buffers as they stand (after reset/step/set_position)."""
+        return self._out
+
+    def legal_actions(self, index) -> list:
+        """The legal action ids of the seat to move in game ``index``, ascending."""
+        return [int(a) for a in np.flatnonzero(self._out.mask[index])]
+
+    def set_position(self, indices, hands, boneyards, leaders, scores=None) -> VectorStep:
+        """Start a hand from a given deal in the games ``indices`` (the rest are untouched).
+
+        ``hands[i]`` holds one tile-id list per seat, ``boneyards[i]`` the boneyard in
+        draw order, ``leaders[i]`` the leading seat and ``scores[i]`` each side's
+        score (``None``: zeros, a new game). Equivalent to the AEC env's
+        ``reset(options={"hands", "boneyard", "leader", "scores"})``; with the
+        current scores it is also a next hand of the running game (R19 aside).
+        Those games' ``rewards``/``terminated`` keep their last values."""
+        if not self._started:
+            raise RuntimeError("call reset() before set_position()")
+        indices = [int(i) for i in np.atleast_1d(indices)]
+        if not (len(hands) == len(boneyards) == len(leaders) == len(indices)):
+            raise ValueError("indices, hands, boneyards and leaders need one entry per game")
+        if scores is not None and len(scores) != len(indices):
+            raise ValueError("scores needs one entry per game (or None)")
+        out, n = self._out, self.num_players
+        for k, b in enumerate(indices):
+            if not 0 <= b < self.num_envs:
+                raise ValueError(f"game index {b} is out of range; allowed 0..{self.num_envs - 1}")
+            hand_lists, bone = validate_deal(self.config, hands[k], boneyards[k], None)
+            leader = leaders[k]
+            if isinstance(leader, bool) or int(leader) != leader or not 0 <= int(leader) < n:
+                raise ValueError(f"leader={leader!r} of game {b} is not a seat; allowed 0..{n - 1}")
+            start = [0.0] * self.num_sides if scores is None or scores[k] is None else \
+                validate_scores(self.config, list(scores[k]))
+            order = np.array([t for hand in hand_lists for t in hand] + bone, np.int64)
+            K.set_deal(b, order, int(leader), np.array(start, np.float64), self._st, self._hands, self._scores,
+                       self._hstart, self._cfg, self._fcfg, self._off, out.to_move, out.obs, out.mask,
+                       out.scores, out.new_hand)
+        return out
+
+    def views(self, obs) -> dict:
+        """Named views of observations (``views(out.obs)["hand"]`` has shape (B, 28))."""
+        return self.layout.views(obs)
+
+    def memory_bytes(self) -> int:
+        """Bytes held by the state and output arrays (the per-game cost times B)."""
+        arrays = [self._st, self._hands, self._scores, self._hstart, self._gains, self._rng]
+        arrays += [getattr(self._out, f.name) for f in fields(self._out)]
+        return int(sum(a.nbytes for a in arrays))
+
+    # ------------------------------------------------------------- internals
+    def _raise_illegal(self, b, action):
+        seat = int(self._out.to_move[b])
+        name = action_name(action) if 0 <= action < NUM_ACTIONS else "out of range 0..113"
+        legal = [action_name(a) for a in self.legal_actions(b)]
+        raise ValueError(f"game {b}: action {action} ({name}) is not legal for seat {seat}; "
+                         f"legal now: {self.legal_actions(b)} = {legal}; no game was stepped")
+
+
+def _check(name, value, allowed):
+    if value not in allowed:
+        raise ValueError(f"{name}={value!r} is not allowed; allowed: {list(allowed)}")
+
+
+def random_legal_actions(mask, rng_state, out=None) -> np.ndarray:
+    """A uniformly random legal action per row of ``mask`` (B, 114), drawn from the
+    per-row uint64 streams ``rng_state`` (B,) (made by :func:`make_rng_state`); fast
+    enough to drive benchmarks and rollouts at millions of decisions per second."""
+    if out is None:
+        out = np.empty(mask.shape[0], np.int64)
+    return K.random_legal_actions(mask, rng_state, out)
+
+
+def make_rng_state(seed, num) -> np.ndarray:
+    """``num`` independent SplitMix64 streams from ``seed`` for :func:`random_legal_actions`."""
+    rng = np.zeros(num, np.uint64)
+    K.seed_streams(rng, np.random.SeedSequence(seed).generate_state(1, np.uint64)[0])
+    return rng
