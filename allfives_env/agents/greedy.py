@@ -7,9 +7,12 @@ the lower slot (W, E, N, S). Draw and pass are only ever legal alone.
 """
 
 from ..rules.actions import DRAW
-from ..rules.scoring import points_for_count
 from ..rules.tiles import heaviness
 from .base import BaseAgent
+
+#: Tie-break rank of each placement action (higher = preferred): heavier tile, then lower slot.
+_ORDER = sorted(range(DRAW), key=lambda a: (heaviness(a >> 2), -(a & 3)))
+TIE_RANK = tuple(_ORDER.index(a) for a in range(DRAW))
 
 
 def greedy_action(state, legal_actions) -> int:
@@ -18,11 +21,12 @@ def greedy_action(state, legal_actions) -> int:
     if len(legal_actions) == 1 or legal_actions[0] >= DRAW:
         return legal_actions[0]
     divisor = state.divisor
-    best, best_key = legal_actions[0], None
+    count_after = state.count_after
+    best, best_key = legal_actions[0], -1
     for action in legal_actions:
-        tile, slot = action >> 2, action & 3
-        key = (points_for_count(state.count_after(tile, slot), divisor), heaviness(tile), -slot)
-        if best_key is None or key > best_key:
+        count = count_after(action >> 2, action & 3)
+        key = (count << 7 if count and count % divisor == 0 else 0) + TIE_RANK[action]
+        if key > best_key:
             best, best_key = action, key
     return best
 

@@ -27,6 +27,7 @@ from ..rules.actions import DRAW
 from ..rules.view import sample_world
 from .base import BaseAgent
 from .greedy import greedy_action
+from .heuristic import HeuristicAgent, score_placements
 
 
 class SearchAgent(BaseAgent):
@@ -34,8 +35,10 @@ class SearchAgent(BaseAgent):
 
     name = "search"
 
-    def __init__(self, samples=24, depth=None, time_ms=None, min_samples=4, win_value=100.0):
+    def __init__(self, samples=24, depth=None, time_ms=None, min_samples=4, win_value=100.0, prior_weight=0.0):
         super().__init__()
+        self.prior_weight = float(prior_weight)
+        self._prior = HeuristicAgent()
         if int(samples) < 1:
             raise ValueError(f"samples={samples!r}; allowed: a positive integer")
         self.samples = int(samples)
@@ -51,6 +54,7 @@ class SearchAgent(BaseAgent):
         totals = [0.0] * len(legal)
         deadline = None if self.time_ms is None else time.perf_counter() + self.time_ms / 1000.0
         side = view.side
+        done = 0
         for i in range(self.samples):
             if deadline is not None and i >= self.min_samples and time.perf_counter() > deadline:
                 break
@@ -60,8 +64,13 @@ class SearchAgent(BaseAgent):
                 g = world.clone()
                 g.step(action)
                 totals[k] += self._rollout(g, side, before)
+            done += 1
+        means = [t / done for t in totals]
+        if self.prior_weight:
+            prior = score_placements(view, legal, self._prior)
+            means = [m + self.prior_weight * min(prior[a], 1e3) for m, a in zip(means, legal)]
         greedy_first = greedy_action(view, legal)
-        best = max(range(len(legal)), key=lambda k: (totals[k], legal[k] == greedy_first))
+        best = max(range(len(legal)), key=lambda k: (means[k], legal[k] == greedy_first))
         return legal[best]
 
     def _rollout(self, g, side, before) -> float:

@@ -1,0 +1,148 @@
+"""Learned PPO policies as arena agents: the ``ppo:PATH`` spec.
+
+``make_agent("ppo:checkpoints/ppo_2p.pt")`` (or ``ppo:PATH,sample=true``)
+loads a checkpoint written by ``training/`` (a full training checkpoint or a
+small policy export; both hold the same ``"policy"`` record) and plays with
+it. Loading needs torch but none of the training code.
+
+Checkpoint record (``torch.save`` of a dict)::
+
+    {"format": "allfives-ppo", "version": 1,
+     "policy": {"net": {"obs_dim", "hidden_sizes", "activation"},
+                "state_dict": {...}, "num_players": n, "rules": RulesConfig.to_dict(),
+                "encoder": "default"},
+     ...}   # training checkpoints add optimizer, RNG and trainer state
+
+A bad file raises :class:`CheckpointError` naming the path and the problem.
+
+At play time the agent encodes ``view`` with the
+:class:`~allfives_env.encoders.DefaultEncoder` and runs the network in numpy
+(one decision at a time is faster without torch's per-call overhead); it
+takes the most likely legal action, or samples one with ``sample=true``.
+"""
+
+import os
+
+import numpy as np
+
+from ..encoders import DefaultEncoder
+from ..rules.actions import NUM_ACTIONS
+from ..rules.config import RulesConfig
+from .base import BaseAgent, register_agent
+
+FORMAT = "allfives-ppo"
+VERSION = 1
+
+
+class CheckpointError(ValueError):
+    """A checkpoint that cannot be read, or does not fit what it is used for."""
+
+
+def read_checkpoint(path, full=False) -> dict:
+    """The checkpoint dict at ``path``, checked for format and version.
+
+    ``full=False`` reads with ``weights_only=True`` (safe for shared files)."""
+    import torch
+
+    if not os.path.isfile(path):
+        raise CheckpointError(f"checkpoint not found: {path!r}")
+    try:
+        ckpt = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as exc:  # torch raises many types for truncated or foreign files
+        raise CheckpointError(f"cannot read checkpoint {path!r}: it is corrupt or not a torch file "
+                              f"({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})") from None
+    if not isinstance(ckpt, dict) or ckpt.get("format") != FORMAT:
+        raise CheckpointError(f"{path!r} is not an All Fives PPO checkpoint (no format={FORMAT!r} record)")
+    if ckpt.get("version") != VERSION:
+        raise CheckpointError(f"{path!r} has checkpoint version {ckpt.get('version')!r}; this code reads version {VERSION}")
+    policy = ckpt.get("policy")
+    if not isinstance(policy, dict) or not {"net", "state_dict", "num_players", "rules"} <= set(policy):
+        raise CheckpointError(f"{path!r} has no complete 'policy' record (net, state_dict, num_players, rules)")
+    return ckpt
+
+
+def policy_record(net, rules: RulesConfig) -> dict:
+    """The ``"policy"`` record of a checkpoint for ``net`` trained under ``rules``."""
+    return {"net": net.spec(), "state_dict": {k: v.detach().cpu().clone() for k, v in net.state_dict().items()},
+            "num_players": rules.num_players, "rules": rules.to_dict(), "encoder": "default"}
+
+
+def build_policy(policy: dict, path="<memory>"):
+    """A :class:`~allfives_env.agents.ppo_net.PolicyNet` with the record's weights."""
+    from .ppo_net import PolicyNet
+
+    try:
+        net = PolicyNet(**policy["net"])
+        net.load_state_dict(policy["state_dict"])
+    except (RuntimeError, TypeError, KeyError, ValueError) as exc:
+        raise CheckpointError(f"{path!r}: the network does not match its stored shape ({exc})") from None
+    net.eval()
+    return net
+
+
+def load_policy(path):
+    """``(net, rules)`` from a checkpoint file."""
+    ckpt = read_checkpoint(path)
+    policy = ckpt["policy"]
+    return build_policy(policy, path), RulesConfig.from_options(**policy["rules"])
+
+
+class PPOAgent(BaseAgent):
+    """ppo:PATH: a trained PPO policy (most likely legal action; ``sample=true`` samples)."""
+
+    name = "ppo"
+
+    def __init__(self, path, sample=False):
+        super().__init__()
+        self.path = path
+        self.sample = bool(sample)
+        net, self.rules = load_policy(path)
+        self.num_players = self.rules.num_players
+        self.obs_dim = net.obs_dim
+        self.activation = net.activation
+        self._layers = [(m.weight.detach().numpy().T.copy(), m.bias.detach().numpy().copy())
+                        for m in net.trunk if hasattr(m, "weight")]
+        self._head = (net.policy_head.weight.detach().numpy().T.copy(), net.policy_head.bias.detach().numpy().copy())
+        self._encoders = {}
+
+    def reset(self, seat, config, rng):
+        if config.num_players != self.num_players:
+            raise ValueError(f"{self.path!r} was trained for {self.num_players} players; "
+                             f"this game has {config.num_players}")
+        super().reset(seat, config, rng)
+        if config not in self._encoders:
+            encoder = DefaultEncoder(config)
+            if encoder.size != self.obs_dim:
+                raise ValueError(f"{self.path!r} expects observations of size {self.obs_dim}; "
+                                 f"this game's encoder gives {encoder.size}")
+            self._encoders[config] = encoder
+
+    def logits(self, obs: np.ndarray) -> np.ndarray:
+        h = obs
+        for w, b in self._layers:
+            h = h @ w + b
+            h = np.maximum(h, 0.0) if self.activation == "relu" else np.tanh(h)
+        return h @ self._head[0] + self._head[1]
+
+    def act(self, view, legal_actions):
+        if len(legal_actions) == 1:
+            return legal_actions[0]
+        encoder = self._encoders.get(view.config) or DefaultEncoder(view.config)
+        logits = self.logits(view.observation(encoder.encode))
+        legal = np.asarray(legal_actions)
+        chosen = logits[legal]
+        if not self.sample:
+            return int(legal[int(np.argmax(chosen))])
+        p = np.exp(chosen - chosen.max())
+        p /= p.sum()
+        return int(legal[int(self.rng.choice(len(legal), p=p))])
+
+
+def _factory(path, **options):
+    return PPOAgent(path, **options)
+
+
+register_agent("ppo", _factory, takes_path=True, help=PPOAgent.__doc__.splitlines()[0])
+
+__all__ = ["PPOAgent", "CheckpointError", "read_checkpoint", "policy_record", "build_policy", "load_policy",
+           "FORMAT", "VERSION", "NUM_ACTIONS"]

@@ -1,0 +1,79 @@
+"""Greedy's choices on hand-checked positions, and the spec parser."""
+
+import numpy as np
+import pytest
+
+from allfives_env.agents import GreedyAgent, HeuristicAgent, RandomAgent, SearchAgent, make_agent, parse_spec
+from allfives_env.agents.base import register_agent
+from allfives_env.rules import Game, RulesConfig, parse_action
+from allfives_env.rules.view import player_view
+from conftest import deal_with
+
+
+def _greedy_choice(game):
+    agent = GreedyAgent()
+    agent.reset(game.to_move, game.config, np.random.default_rng(0))
+    view = player_view(game, game.to_move)
+    return agent.act(view, view.legal_actions)
+
+
+def _start(first_hands, leader=0, num_players=2):
+    hands, boneyard = deal_with(num_players, first_hands)
+    game = Game(RulesConfig(num_players=num_players))
+    game.start_game(np.random.default_rng(0), hands=hands, boneyard=boneyard, leader=leader)
+    return game
+
+
+def test_greedy_leads_the_best_scoring_tile():
+    # [5|5] alone counts 10 (R14) and beats [1|4] (5) and [6|6] (12 scores nothing).
+    game = _start([["1|4", "5|5", "6|6", "0|0", "2|2", "1|1", "3|3", "2|3", "0|1"]])
+    assert _greedy_choice(game) == parse_action("5|5@W")
+
+
+def test_greedy_ties_go_to_the_heavier_tile():
+    # [0|5], [1|4], [2|3] all lead for 5; all have 5 pips, none is a double:
+    # the higher half decides, so [0|5].
+    game = _start([["0|5", "1|4", "2|3", "0|0", "0|1", "1|1", "0|2", "1|2", "2|2"]])
+    assert _greedy_choice(game) == parse_action("0|5@W")
+
+
+def test_greedy_reply_takes_the_spinner_fifteen():
+    # Lead [3|6] (count 9); seat 1: [6|6] on the 6 counts 3 + 12 = 15 (R16),
+    # [3|4] on the 3 counts 4 + 6 = 10, [2|3] counts 2 + 6 = 8 (nothing).
+    game = _start([["3|6", "0|0", "0|1", "0|2", "1|1", "1|2", "2|2", "0|3", "1|3"],
+                   ["6|6", "3|4", "2|3", "4|4", "4|5", "5|5", "0|4", "1|4", "2|4"]])
+    game.step(parse_action("3|6@W"))
+    assert _greedy_choice(game) == parse_action("6|6@E")
+
+
+def test_greedy_ties_between_slots_go_to_the_lower_slot():
+    # Lead [2|2]: W and E both show 2 (C4). Seat 1's [2|3] on either side counts
+    # 2*2 + 3 = 7 (nothing), [2|6] counts 4 + 6 = 10; [2|6] at W (slot 0) wins the tie with E.
+    game = _start([["2|2", "0|0", "0|1", "0|2", "1|1", "1|2", "0|3", "1|3", "0|4"],
+                   ["2|3", "2|6", "3|3", "3|4", "4|4", "5|5", "5|6", "6|6", "4|5"]])
+    game.step(parse_action("2|2@W"))
+    assert game.count_after(*divmod(parse_action("2|6@W"), 4)) == 10
+    assert _greedy_choice(game) == parse_action("2|6@W")
+
+
+def test_spec_parser():
+    assert parse_spec("greedy") == ("greedy", None, {})
+    assert parse_spec("search:samples=32,depth=4") == ("search", None, {"samples": 32, "depth": 4})
+    agent = make_agent("search:samples=3,time_ms=5.5")
+    assert isinstance(agent, SearchAgent) and agent.samples == 3 and agent.time_ms == 5.5
+    assert isinstance(make_agent("allfives_env.agents.random_agent:RandomAgent"), RandomAgent)
+    assert isinstance(make_agent("heuristic:reply_weight=0"), HeuristicAgent)
+    for bad, words in [("nosuch", "unknown agent spec"), ("greedy:oops", "key=value"),
+                       ("search:nosuch=1", "bad options"), ("nosuchmodule:Cls", "cannot import"),
+                       ("ppo:/no/such/file.pt", "checkpoint not found")]:
+        with pytest.raises(ValueError, match=words):
+            make_agent(bad)
+
+
+def test_registry_hook_for_path_agents(tmp_path):
+    path = tmp_path / "policy.pt"
+    path.write_text("x")
+    register_agent("test_pathagent", lambda p, **kw: GreedyAgent(), takes_path=True)
+    assert isinstance(make_agent(f"test_pathagent:{path}"), GreedyAgent)
+    with pytest.raises(ValueError, match="checkpoint not found"):
+        make_agent(f"test_pathagent:{tmp_path / 'missing.pt'}")

@@ -1,0 +1,152 @@
+"""Player views hold no hidden tiles; sampled worlds agree with the view (hypothesis)."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from allfives_env.rules import Game, RulesConfig
+from allfives_env.rules.actions import DRAW
+from allfives_env.rules.tiles import SUIT_TILES
+from allfives_env.rules.view import player_view, public_layout, sample_world
+
+
+def _play_random(num_players, seed, steps, **rules):
+    """A game after `steps` random steps (new hands dealt as needed)."""
+    rng = np.random.default_rng(seed)
+    game = Game(RulesConfig(num_players=num_players, **rules))
+    game.start_game(rng)
+    for _ in range(steps):
+        if game.game_over:
+            break
+        if game.hand_over:
+            game.start_next_hand(rng)
+            continue
+        actions = game.legal_actions()
+        game.step(actions[int(rng.integers(len(actions)))])
+    return game
+
+
+def _lacked_tiles(lacks):
+    mask = 0
+    for suit in range(7):
+        if lacks >> suit & 1:
+            mask |= SUIT_TILES[suit]
+    return mask
+
+
+def check_consistent(game, seat, world):
+    view = player_view(game, seat)
+    n = game.num_players
+    assert world.hands[seat] == game.hands[seat]
+    assert [h.bit_count() for h in world.hands] == [h.bit_count() for h in game.hands]
+    assert len(world.boneyard) == len(game.boneyard) and world.bone_pos == game.bone_pos
+    # every tile exactly once: hands + undrawn boneyard + played tiles
+    seen = 0
+    for hand in world.hands:
+        assert seen & hand == 0
+        seen |= hand
+    for tile in world.boneyard[world.bone_pos:]:
+        assert not seen >> tile & 1
+        seen |= 1 << tile
+    played = sum(1 << t for t in range(28) if game.played_by[t] >= 0)
+    assert seen & played == 0 and seen | played == (1 << 28) - 1
+    # no other seat holds a suit it is known to lack (a pending drawn tile excepted)
+    for other in range(n):
+        if other == seat:
+            continue
+        hand = world.hands[other]
+        if other == world.to_move and world.must_play >= 0:
+            hand &= ~(1 << world.must_play)
+        assert hand & _lacked_tiles(game.lacks[other]) == 0
+    # the world shows the seat exactly the same information
+    assert player_view(world, seat).key() == view.key()
+    if game.to_move == seat and not game.hand_over:
+        assert world.legal_actions() == game.legal_actions()
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    num_players=st.sampled_from([2, 3, 4]),
+    seed=st.integers(0, 2**32 - 1),
+    steps=st.integers(0, 120),
+    hand_size=st.sampled_from(["standard", "five_each", "seven_five"]),
+    sample_seed=st.integers(0, 2**32 - 1),
+)
+def test_sampled_worlds_are_consistent_with_the_view(num_players, seed, steps, hand_size, sample_seed):
+    game = _play_random(num_players, seed, steps, hand_size=hand_size)
+    if game.game_over:
+        return
+    rng = np.random.default_rng(sample_seed)
+    for seat in range(num_players):
+        check_consistent(game, seat, sample_world(player_view(game, seat), rng))
+
+
+def test_sampled_worlds_play_on_to_the_end():
+    rng = np.random.default_rng(7)
+    for num_players in (2, 3, 4):
+        for seed in range(20):
+            game = _play_random(num_players, seed, 40)
+            if game.game_over or game.hand_over:
+                continue
+            world = sample_world(player_view(game, game.to_move), rng)
+            while not world.hand_over:
+                world.step(world.legal_actions()[0])
+
+
+def test_view_hides_other_hands_boneyard_and_their_draws():
+    found_draw = False
+    for seed in range(30):
+        game = _play_random(2, seed, 60)
+        if game.game_over:
+            continue
+        for seat in range(2):
+            view = player_view(game, seat)
+            for (s, a, t, _, _) in view.events:
+                if a == DRAW and s != seat:
+                    found_draw = True
+                    assert t == -1
+            assert not hasattr(view, "hands") and not hasattr(view, "boneyard")
+            assert view.unseen & view.hand == 0
+    assert found_draw
+
+
+def test_view_key_ignores_hidden_state():
+    """Swapping an opponent's tile with a boneyard tile leaves the view unchanged."""
+    game = _play_random(2, 3, 0)
+    view = player_view(game, 0)
+    other = game.clone()
+    held = other.hands[1] & -other.hands[1]
+    bone = other.boneyard[other.bone_pos]
+    other.hands[1] = (other.hands[1] & ~held) | (1 << bone)
+    other.boneyard[other.bone_pos] = held.bit_length() - 1
+    assert player_view(other, 0).key() == view.key()
+    assert player_view(other, 1).key() != player_view(game, 1).key()
+
+
+def test_public_layout_counts_like_the_game():
+    for seed in range(10):
+        game = _play_random(2, seed, 15)
+        if game.hand_over:
+            continue
+        view = player_view(game, game.to_move)
+        layout = public_layout(view)
+        for action in game.legal_actions():
+            if action < DRAW:
+                assert layout.count_after(action >> 2, action & 3) == game.count_after(action >> 2, action & 3)
+                assert view.count_after(action >> 2, action & 3) == game.count_after(action >> 2, action & 3)
+
+
+def test_observation_hook_passes_game_and_seat():
+    game = _play_random(3, 1, 5)
+    view = player_view(game, 2)
+    assert view.observation(lambda g, seat: (g is game, seat)) == (True, 2)
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_sampling_is_reproducible(num_players):
+    game = _play_random(num_players, 11, 25)
+    view = player_view(game, 0)
+    a = sample_world(view, np.random.default_rng(5))
+    b = sample_world(view, np.random.default_rng(5))
+    assert a.hands == b.hands and a.boneyard == b.boneyard

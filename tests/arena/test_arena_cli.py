@@ -1,0 +1,58 @@
+"""`allfives eval` / `allfives rate` smoke runs and their one-line bad-input errors."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+
+def _run(*args):
+    return subprocess.run([sys.executable, "-m", "allfives_env.cli", *args], capture_output=True, text=True, timeout=120)
+
+
+def test_eval_smoke_with_json_and_records(tmp_path):
+    out, rec = tmp_path / "r.json", tmp_path / "g.jsonl"
+    proc = _run("eval", "--players", "2", "--agents", "greedy", "random", "--games", "4", "--seed", "1",
+                "--target", "100", "--json", str(out), "--records", str(rec))
+    assert proc.returncode == 0, proc.stderr
+    assert "win rate" in proc.stdout and "greedy" in proc.stdout
+    data = json.loads(out.read_text())
+    assert data["games"] == 4 and data["players"] == 2
+    assert [a["spec"] for a in data["agents"]] == ["greedy", "random"]
+    for agent in data["agents"]:
+        lo, hi = agent["win_rate_ci95"]
+        assert 0 <= lo <= agent["win_rate"] <= hi <= 1
+        assert {"points_per_game", "margin_per_game", "points_per_hand", "hands_per_game"} <= set(agent)
+    assert len(rec.read_text().splitlines()) == 4
+
+
+def test_eval_four_players_with_workers_and_user_class():
+    proc = _run("eval", "--players", "4", "--agents", "allfives_env.agents.greedy:GreedyAgent", "search:samples=2",
+                "--games", "2", "--target", "60", "--workers", "2")
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_rate_smoke():
+    proc = _run("rate", "--agents", "random", "greedy", "--games", "2", "--target", "60")
+    assert proc.returncode == 0, proc.stderr
+    assert "Elo" in proc.stdout
+
+
+@pytest.mark.parametrize("args, words", [
+    (["eval", "--agents", "greedy", "nosuch"], "unknown agent spec"),
+    (["eval", "--agents", "greedy", "ppo:/no/such/checkpoint.pt"], "checkpoint not found"),
+    (["eval", "--agents", "greedy", "random", "random"], "give exactly 2"),
+    (["eval", "--players", "4", "--agents", "greedy"], "give exactly 2"),
+    (["eval", "--players", "5", "--agents", "greedy", "random"], "2, 3 or 4"),
+    (["eval", "--agents", "search:samples=0", "random"], "samples"),
+    (["eval", "--agents", "greedy", "random", "--games", "0"], "positive"),
+    (["nosuchcommand"], "invalid choice"),
+])
+def test_bad_input_is_one_line_and_status_2(args, words):
+    proc = _run(*args, "--games", "2") if "--games" not in args and args[0] == "eval" else _run(*args)
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert words in lines[0]

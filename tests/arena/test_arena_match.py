@@ -1,0 +1,108 @@
+"""Duplicate deals and seat rotation, records and replay, statistics, ratings."""
+
+import json
+
+import pytest
+
+from allfives_env.arena import hand_deal, rate_agents, replay_record, rotations, run_match, wilson_interval
+from allfives_env.rules import RulesConfig
+
+
+def test_wilson_interval_known_values():
+    lo, hi = wilson_interval(5, 10)
+    assert lo == pytest.approx(0.2366, abs=1e-4) and hi == pytest.approx(0.7634, abs=1e-4)
+    lo, hi = wilson_interval(0, 10)
+    assert lo == 0.0 and hi == pytest.approx(0.2775, abs=1e-4)
+    lo, hi = wilson_interval(10, 10)
+    assert lo == pytest.approx(0.7225, abs=1e-4) and hi == 1.0
+    lo, hi = wilson_interval(81, 100)
+    assert lo == pytest.approx(0.7222, abs=1e-4) and hi == pytest.approx(0.8749, abs=1e-4)
+    assert wilson_interval(0, 0) == (0.0, 1.0)
+
+
+def test_rotations():
+    assert rotations(2) == [(0, 1), (1, 0)]
+    assert rotations(3) == [(0, 1, 2), (1, 2, 0), (2, 0, 1)]
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_seat_rotation_really_rotates(num_players, tmp_path):
+    config = RulesConfig(num_players=num_players, target=80)
+    specs = ["greedy", "random", "heuristic"][: config.num_sides]
+    path = tmp_path / "games.jsonl"
+    match = run_match(config, specs, games=2 * config.num_sides, seed=3, records_path=str(path))
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    assert len(match.games) == len(records) == 2 * config.num_sides
+    for deal in range(2):
+        games = [r for r in records if r["deal"] == deal]
+        assert len(games) == config.num_sides
+        # the same first hand is dealt in every rotation ...
+        assert len({json.dumps(r["hands"][0]["hands"]) for r in games}) == 1
+        assert len({r["hands"][0]["leader"] for r in games}) == 1
+        # ... and each agent sits at each seat once
+        for seat in range(num_players):
+            assert sorted(r["seats"][seat] for r in games) == sorted(specs)
+        if num_players == 4:
+            for r in games:
+                assert r["seats"][0] == r["seats"][2] and r["seats"][1] == r["seats"][3]
+    # later hands reuse the deal sequence too: hand k's tiles are the same in each rotation
+    r0, r1 = [r for r in records if r["deal"] == 0][:2]
+    for h0, h1 in zip(r0["hands"], r1["hands"]):
+        assert h0["hands"] + [h0["boneyard"]] == h1["hands"] + [h1["boneyard"]]
+    # every agent played every game once, as one side
+    for stats in match.to_dict()["agents"]:
+        assert stats["games"] == 2 * config.num_sides
+
+
+@pytest.mark.parametrize("rules", [
+    {"num_players": 2}, {"num_players": 3}, {"num_players": 4},
+    {"num_players": 2, "first_leader": "heaviest_tile", "hand_scoring": "penalty"},
+    {"num_players": 3, "divisor": 3, "hand_size": "five_each", "target": 120},
+])
+def test_replay_reproduces_recorded_scores(rules, tmp_path):
+    config = RulesConfig(**rules)
+    path = tmp_path / "games.jsonl"
+    specs = ["heuristic", "random", "greedy"][: config.num_sides]
+    run_match(config, specs, games=config.num_sides, seed=5, records_path=str(path))
+    for line in path.read_text().splitlines():
+        record = json.loads(line)
+        game = replay_record(record)
+        assert game.game_over
+        assert list(game.scores) == record["scores"]
+        assert list(game.winners) == record["winners"]
+        assert len(record["hands"]) == game.hand_number + 1
+
+
+def test_hand_deals_depend_only_on_seed_and_index():
+    config = RulesConfig(num_players=2)
+    assert hand_deal(config, [1, 2], 3) == hand_deal(config, [1, 2], 3)
+    assert hand_deal(config, [1, 2], 3) != hand_deal(config, [1, 2], 4)
+
+
+def test_results_do_not_depend_on_workers():
+    config = RulesConfig(num_players=2, target=100)
+    one = run_match(config, ["heuristic", "random"], games=6, seed=2, workers=1)
+    two = run_match(config, ["heuristic", "random"], games=6, seed=2, workers=2)
+    assert one.to_dict()["agents"][0]["win_rate"] == two.to_dict()["agents"][0]["win_rate"]
+    assert [g.scores for g in one.games] == [g.scores for g in two.games]
+
+
+def test_games_round_up_to_whole_rotations_and_stats_add_up():
+    match = run_match(RulesConfig(num_players=3, target=60), ["greedy", "random", "random"], games=4, seed=1)
+    d = match.to_dict()
+    assert d["games"] == 6 and d["deals"] == 2
+    assert sum(a["wins"] for a in d["agents"]) == pytest.approx(6)
+    assert sum(a["margin_per_game"] for a in d["agents"]) == pytest.approx(0, abs=1e-9)
+
+
+def test_wrong_spec_count_is_an_error():
+    with pytest.raises(ValueError, match="give 2"):
+        run_match(RulesConfig(num_players=4), ["greedy", "random", "greedy"], games=2)
+
+
+def test_rating_orders_a_clear_pool():
+    rating = rate_agents(RulesConfig(num_players=2, target=100), ["random", "greedy", "heuristic"], games=10, seed=0)
+    elo = {a["spec"]: a["elo"] for a in rating["agents"]}
+    assert elo["greedy"] > elo["random"] and elo["heuristic"] > elo["random"]
+    assert sum(elo.values()) / 3 == pytest.approx(1500)
+    assert all(a["elo_sd"] > 0 for a in rating["agents"])
