@@ -108,12 +108,12 @@ class GameResult:
     winners: tuple
     hands: int
     seconds: float
-    act_seconds: tuple  # per side: time spent in act()
+    act_seconds: tuple  # per side: CPU time spent in act() (process time: robust to a busy machine)
     record: dict = None
 
 
 def play_game(config: RulesConfig, agents_by_seat, deal_seed, agent_seeds=None, record=False, max_steps=100000):
-    """Play one game to the target; returns ``(game, hands_played, act_seconds_per_seat, record)``.
+    """Play one game to the target; returns ``(game, hands_played, act_cpu_seconds_per_seat, record)``.
 
     ``agents_by_seat`` are agent objects; each is reset with its own
     generator (``agent_seeds[seat]``, default ``(deal_seed, seat)``).
@@ -145,9 +145,9 @@ def play_game(config: RulesConfig, agents_by_seat, deal_seed, agent_seeds=None, 
                 action = legal[0]
             else:
                 view = player_view(game, seat)
-                t0 = time.perf_counter()
+                t0 = time.process_time()
                 action = agents_by_seat[seat].act(view, view.legal_actions)
-                act_seconds[seat] += time.perf_counter() - t0
+                act_seconds[seat] += time.process_time() - t0
                 if action not in legal:
                     raise ValueError(f"agent at seat {seat} chose an illegal action {action!r}; legal: {list(legal)}")
             game.step(int(action))
@@ -253,7 +253,7 @@ class AgentStats:
             "spec": self.spec, "games": self.games, "wins": self.wins, "win_rate": self.win_rate,
             "win_rate_ci95": [lo, hi], "points_per_game": self.points / g, "margin_per_game": self.margin / g,
             "points_per_hand": self.points / max(self.hands, 1), "hands_per_game": self.hands / g,
-            "act_seconds_per_game": self.act_seconds / g,
+            "act_cpu_seconds_per_game": self.act_seconds / g,
         }
 
 
@@ -368,13 +368,13 @@ def format_table(match: MatchResult) -> str:
     d = match.to_dict()
     head = (f"{d['games']} games, {d['players']} players, {d['deals']} deals x {d['rotations']} rotations, "
             f"seed {d['seed']}, {d['seconds_per_game']:.3f} s/game")
-    cols = ("agent", "win rate", "95% CI", "pts/game", "margin/game", "pts/hand", "hands/game", "act s/game")
+    cols = ("agent", "win rate", "95% CI", "pts/game", "margin/game", "pts/hand", "hands/game", "act cpu s/game")
     rows = [cols]
     for a in d["agents"]:
         lo, hi = a["win_rate_ci95"]
         rows.append((a["spec"], f"{a['win_rate']:.3f}", f"[{lo:.3f}, {hi:.3f}]", f"{a['points_per_game']:.1f}",
                      f"{a['margin_per_game']:+.1f}", f"{a['points_per_hand']:.2f}", f"{a['hands_per_game']:.2f}",
-                     f"{a['act_seconds_per_game']:.3f}"))
+                     f"{a['act_cpu_seconds_per_game']:.3f}"))
     return head + "\n" + _grid(rows)
 
 

@@ -5,6 +5,10 @@ An agent is any object with two methods::
     reset(seat, config, rng)            # a new game: my seat, the RulesConfig, a numpy Generator
     act(view, legal_actions) -> int     # choose one of legal_actions
 
+The arena calls ``act`` only when the seat has a choice (a single legal
+action, e.g. a forced draw, is played for it); everything that happened is
+in ``view.events`` anyway.
+
 ``view`` is a :class:`~allfives_env.rules.view.PlayerView`: the seat's own
 hand and the public history only. Scripted and search agents read nothing
 else; learned policies get their observation vector through
@@ -20,6 +24,12 @@ Specs (the strings the arena and ``allfives eval`` accept):
   ``register_agent("ppo", factory, takes_path=True)``;
 * ``"module:Class"`` (optionally ``"module:Class:key=val,..."``) for a user's own
   agent class importable from ``module``.
+
+Registering later agents: a module listed in :data:`PLUGIN_MODULES` (by default
+``allfives_env.agents.ppo``) is imported on first use when it exists, so the
+PPO loader only has to call ``register_agent("ppo", load_fn, takes_path=True)``
+at import. The registry is per process; worker processes are forked and
+inherit it (with the "spawn" start method, register in an imported module).
 """
 
 import importlib
