@@ -106,7 +106,7 @@ class OrderEnforcing(wrappers.OrderEnforcingWrapper):
 
 
 class raw_env(AECEnv):
-    metadata = {"render_modes": ["human", "ansi"], "name": "allfives_v0", "is_parallelizable": False}
+    metadata = {"render_modes": ["human", "ansi", "rgb_array"], "name": "allfives_v0", "is_parallelizable": False}
 
     def __init__(self, num_players=2, render_mode=None, episode="game", reward="points",
                  encoder="default", auto_forced=False, **rule_options):
@@ -320,9 +320,15 @@ class raw_env(AECEnv):
 
     # ----------------------------------------------------------------- render
     def render(self):
+        """``"ansi"``: the text picture; ``"human"``: print it; ``"rgb_array"``: a
+        600x600x3 uint8 image of the layout (see :mod:`allfives_env.render_image`)."""
         if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi', 'human' or 'rgb_array'")
             return None
+        if self.render_mode == "rgb_array":
+            from .render_image import render_rgb
+
+            return render_rgb(self.game, self.possible_agents)
         text = render_text(self.game, self.possible_agents)
         if self.render_mode == "human":
             print(text + "\n")

@@ -23,31 +23,68 @@ def arm_tiles(game, slot):
     return oriented
 
 
-def _half_pair(tile, inner, outer, spinner):
-    mark = "*" if tile == spinner else ""
-    return f"[{inner}|{outer}]{mark}"
+def layout_cross(game):
+    """The layout as a cross of styled segments: the N arm above the spinner,
+    the row W - centre - E, the S arm below, each line a list of ``(text, style)``.
+
+    Styles: ``"tile"``, ``"spinner"``, ``"end"`` (an open end's label), ``"dim"``.
+    Along every arm a tile is written with the half nearer the centre next to
+    its neighbour: the W arm as ``[outer|inner]``, the E arm ``[inner|outer]``,
+    the N arm top-down ``[outer|inner]``, the S arm top-down ``[inner|outer]``.
+    """
+    if game.lead_tile < 0:
+        return [[("(empty layout: the next play leads)", "dim")]]
+    spinner = game.spinner_tile
+    row = [(f"W({_end(game, 0)}) ", "end")]
+    for tile, inner, outer in reversed(arm_tiles(game, 0)):
+        row += [_tile_segment(tile, outer, inner, spinner), (" ", "")]
+    lead = game.lead_tile
+    row.append(_tile_segment(lead, TILE_LOW[lead], TILE_HIGH[lead], spinner))
+    for tile, inner, outer in arm_tiles(game, 1):
+        row += [(" ", ""), _tile_segment(tile, inner, outer, spinner)]
+    row.append((f" ({_end(game, 1)})E", "end"))
+    if not game.branches_open:
+        return [row]
+    column = _spinner_column(row)
+    north = [_branch_label(game, 2)]
+    north += [[_tile_segment(t, o, i, spinner)] for t, i, o in reversed(arm_tiles(game, 2))]
+    south = [[_tile_segment(t, i, o, spinner)] for t, i, o in arm_tiles(game, 3)]
+    south.append(_branch_label(game, 3))
+    return [*[_centred(segs, column) for segs in north], row, *[_centred(segs, column) for segs in south]]
+
+
+def _tile_segment(tile, first, second, spinner):
+    if tile == spinner:
+        return (f"[{first}|{second}]*", "spinner")
+    return (f"[{first}|{second}]", "tile")
+
+
+def _spinner_column(row):
+    """Column of the spinner tile's centre in a row of segments."""
+    column = 0
+    for text, style in row:
+        if style == "spinner":
+            return column + 2
+        column += len(text)
+    return column // 2  # pragma: no cover - branches open only with a spinner
+
+
+def _centred(segments, column):
+    """Indent a line so that its first segment is centred on ``column``."""
+    text = segments[0][0].rstrip("*")
+    return [(" " * max(0, column - len(text) // 2), ""), *segments]
+
+
+def _branch_label(game, slot):
+    label = [(f"{SLOT_NAMES[slot]}({_end(game, slot)})", "end")]
+    if not game.arm_length[slot]:
+        label = [(f"{SLOT_NAMES[slot]}({game.open_value[slot]})", "end"), (" not started, counts 0", "dim")]
+    return label
 
 
 def layout_lines(game):
     """Lines drawing the layout as a cross: N above, W - centre - E, S below."""
-    if game.lead_tile < 0:
-        return ["(empty layout: the next play leads)"]
-    spinner = game.spinner_tile
-    lead = game.lead_tile
-    centre = tile_name(lead) + ("*" if lead == spinner else "")
-    west = " ".join(_half_pair(t, o, i, spinner) for t, i, o in reversed(arm_tiles(game, 0)))
-    east = " ".join(_half_pair(t, i, o, spinner) for t, i, o in arm_tiles(game, 1))
-    row = " ".join(part for part in (f"W({_end(game, 0)})", west, centre, east, f"({_end(game, 1)})E") if part)
-    lines = []
-    if game.branches_open:
-        north = " ".join(_half_pair(t, i, o, spinner) for t, i, o in arm_tiles(game, 2))
-        south = " ".join(_half_pair(t, i, o, spinner) for t, i, o in arm_tiles(game, 3))
-        lines.append(f"N({_end(game, 2)}) {north or '(not started)'}  [branch of spinner {tile_name(spinner)}]")
-        lines.append(row)
-        lines.append(f"S({_end(game, 3)}) {south or '(not started)'}")
-    else:
-        lines.append(row)
-    return lines
+    return ["".join(text for text, _ in line).rstrip() for line in layout_cross(game)]
 
 
 def _end(game, slot):

@@ -1,0 +1,95 @@
+"""`allfives watch`, `allfives replay` and `allfives record` smoke runs; the rgb_array image."""
+
+import io
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import allfives_env
+from allfives_env.arena import run_match
+from allfives_env.play import load_record, make_console, replay_session, watch_seat_specs
+from allfives_env.render_image import IMAGE_SIZE
+from allfives_env.rules.config import RulesConfig
+
+
+def _cli(*args, stdin=""):
+    return subprocess.run([sys.executable, "-m", "allfives_env.cli", *args], input=stdin, capture_output=True,
+                          text=True, timeout=180)
+
+
+def test_watch_is_reproducible_from_its_seed_and_writes_a_record(tmp_path):
+    rec = tmp_path / "w.jsonl"
+    args = ("watch", "--players", "4", "--agents", "greedy", "heuristic", "--seed", "4", "--target", "40", "--delay", "0")
+    first, second = _cli(*args, "--record", str(rec)), _cli(*args)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout == second.stdout
+    assert "Game over:" in first.stdout and "Score sheet" in first.stdout
+    assert "player_1 (heuristic) holds:" in first.stdout  # spectators see every hand
+    record = json.loads(rec.read_text())
+    assert record["seats"] == ["greedy", "heuristic", "greedy", "heuristic"]
+    out = io.StringIO()
+    assert replay_session(record, io.StringIO("e\n"), make_console(out, color=False)) == 0
+    assert "replay to the recorded scores" in out.getvalue()
+
+
+def test_replay_of_an_arena_record_steps_forward_back_and_jumps(tmp_path):
+    path = tmp_path / "g.jsonl"
+    run_match(RulesConfig(num_players=3, target=60), ["greedy", "random", "heuristic"], 3, seed=2, records_path=path)
+    proc = _cli("replay", str(path), "--game", "2", stdin="n\n\nb\nh 2\nzz\ne\nn\nq\n")
+    assert proc.returncode == 0, proc.stderr
+    text = proc.stdout
+    assert "Record check:" in text and "replay to the recorded scores" in text
+    assert "step 2 (position 3/" in text and "step 1 (position 2/" in text
+    assert "Replay - hand 2/" in text and "'zz' is not a replay command" in text
+    assert "Already at the end" in text
+
+
+def test_replay_reports_a_record_that_does_not_match_its_scores(tmp_path):
+    path = tmp_path / "g.jsonl"
+    run_match(RulesConfig(num_players=2, target=60), ["greedy", "random"], 2, seed=0, records_path=path)
+    record = load_record(path, 0)
+    record["scores"] = [s + 5 for s in record["scores"]]
+    out = io.StringIO()
+    assert replay_session(record, io.StringIO(""), make_console(out, color=False)) == 1
+    assert "Record check failed" in out.getvalue()
+    bad = _cli("replay", str(path), "--game", "7")
+    assert bad.returncode == 2 and "out of range" in bad.stderr
+
+
+def test_watch_seat_specs():
+    assert watch_seat_specs(4, ["a", "b"]) == ["a", "b", "a", "b"]
+    assert watch_seat_specs(3, ["a"]) == ["a", "a", "a"]
+    with pytest.raises(ValueError, match="one per side"):
+        watch_seat_specs(3, ["a", "b"])
+
+
+def test_rgb_array_has_the_documented_size_and_changes_when_a_tile_is_played():
+    env = allfives_env.env(num_players=2, render_mode="rgb_array")
+    assert "rgb_array" in env.metadata["render_modes"]
+    env.reset(seed=3)
+    before = env.render()
+    assert before.shape == (IMAGE_SIZE, IMAGE_SIZE, 3) and before.dtype == np.uint8
+    for _ in range(12):  # a lead, then plays that grow the arms (and likely open the spinner's branches)
+        obs, *_ = env.last()
+        mask = obs["action_mask"]
+        prev = env.render()
+        action = int(np.flatnonzero(mask)[0])
+        env.step(action)
+        after = env.render()
+        if action < 112:
+            assert not np.array_equal(prev, after)
+    assert not np.array_equal(before, after)
+
+
+def test_record_writes_an_animated_gif(tmp_path):
+    from PIL import Image
+
+    out = tmp_path / "game.gif"
+    proc = _cli("record", "--players", "2", "--agents", "greedy", "random", "--seed", "1", "--target", "30",
+                "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    with Image.open(out) as gif:
+        assert gif.size == (IMAGE_SIZE, IMAGE_SIZE) and gif.n_frames > 3
