@@ -7,7 +7,7 @@ from allfives_env.agents import GreedyAgent, HeuristicAgent, RandomAgent, Search
 from allfives_env.agents.base import register_agent
 from allfives_env.rules import Game, RulesConfig, parse_action
 from allfives_env.rules.view import player_view
-from conftest import deal_with
+from support import deal_with
 
 
 def _greedy_choice(game):
