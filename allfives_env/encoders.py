@@ -144,6 +144,7 @@ class DefaultEncoder:
         norm = 1.0 / max(1, config.boneyard_size)
         self._boneyard = tuple(_f32([k * norm]) for k in range(29))
         self._no_points = bytes(4 * (NUM_ACTIONS - 2))
+        self._score_cache = {}
 
     def views(self, obs):
         return self.layout.views(obs)
@@ -157,14 +158,9 @@ class DefaultEncoder:
             return out
         rel_seats = self._rel_seats[seat]
         value, weight = game.open_value, game.weight
-        available = double_end = counts = 0
-        for slot in range(4):
-            if value[slot] >= 0:
-                available |= 1 << slot
-                if weight[slot]:
-                    counts |= 1 << slot
-                    if weight[slot] == 2:
-                        double_end |= 1 << slot
+        available = (value[0] >= 0) | (value[1] >= 0) << 1 | (value[2] >= 0) << 2 | (value[3] >= 0) << 3
+        counts = (weight[0] > 0) | (weight[1] > 0) << 1 | (weight[2] > 0) << 2 | (weight[3] > 0) << 3
+        double_end = (weight[0] == 2) | (weight[1] == 2) << 1 | (weight[2] == 2) << 2 | (weight[3] == 2) << 3
         if game.spinner_tile < 0:
             spinner = _SPINNER_NONE
         else:
@@ -183,7 +179,6 @@ class DefaultEncoder:
             drawn = _TENTHS[game.drawn_this_turn]
         played, lacks, hands, scores = game.played_masks, game.lacks, game.hands, game.scores
         rel_onehot = self._rel_onehot[seat]
-        score_norm = self._score_norm
         blob = b"".join((
             _bits28(hands[seat]),
             *[_bits28(played[other]) for other in rel_seats],
@@ -197,7 +192,7 @@ class DefaultEncoder:
             self._boneyard[len(game.boneyard) - game.bone_pos],
             *[_TENTHS[hands[other].bit_count()] for other in rel_seats],
             self._same_side[seat],
-            *[_F32_PACK(scores[side] * score_norm) for side in self._rel_sides[seat]],
+            *[self._score_bytes(scores[side]) for side in self._rel_sides[seat]],
             *[_BITS7[lacks[other]] for other in rel_seats],
             forced,
             drawn,
@@ -209,6 +204,13 @@ class DefaultEncoder:
             return np.frombuffer(bytearray(blob), np.float32)
         out[:] = np.frombuffer(blob, np.float32)
         return out
+
+    def _score_bytes(self, score) -> bytes:
+        """float32 bytes of score / target, memoised (scores take few distinct values)."""
+        packed = self._score_cache.get(score)
+        if packed is None:
+            packed = self._score_cache[score] = _F32_PACK(score * self._score_norm)
+        return packed
 
     def _placement_points(self, game, legal) -> bytes:
         """float32 bytes of the points each legal placement would score now (R15), /35."""

@@ -56,6 +56,7 @@ EPISODES = ("game", "hand")
 REWARDS = ("points", "zero_sum", "win")
 RESET_OPTIONS = ("hands", "boneyard", "leader", "scores")
 ENV_OPTIONS = ("episode", "reward", "encoder", "auto_forced")
+_NO_ACTIONS = bytes(NUM_ACTIONS)
 
 
 class IllegalActionError(ValueError):
@@ -138,7 +139,10 @@ class raw_env(AECEnv):
         })
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
-        self._masks = [np.zeros(NUM_ACTIONS, np.int8) for _ in range(n)]
+        # Each seat's mask is a bytearray (cheap to set from Python) and an int8
+        # numpy view of the same memory (what users get).
+        self._mask_bytes = [bytearray(NUM_ACTIONS) for _ in range(n)]
+        self._masks = [np.frombuffer(buffer, np.int8) for buffer in self._mask_bytes]
         self._side_members = [[self.possible_agents[s] for s in range(n) if self.config.side_of(s) == side]
                               for side in range(self.config.num_sides)]
 
@@ -159,15 +163,14 @@ class raw_env(AECEnv):
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
-        for mask in self._masks:
-            mask[:] = 0
+        for buffer in self._mask_bytes:
+            buffer[:] = _NO_ACTIONS
+        scores = tuple(self.game.scores)
+        self.infos = {a: {"action_mask": self._masks[i], "scores": scores} for i, a in enumerate(self.agents)}
         self._mover = -1
+        self._rewards_paid = False
         if self.auto_forced:
-            gains = self._resolve_forced([0.0] * self.config.num_sides)
-            if any(gains):
-                self._set_rewards(gains)
-                self._accumulate_rewards()
+            self._set_rewards(self._resolve_forced([0.0] * self.config.num_sides))
         self._after_transition()
 
     # ------------------------------------------------------------------- step
@@ -181,7 +184,8 @@ class raw_env(AECEnv):
                     f"{agent} is done (the episode ended); step(None) is the only allowed action, then reset()")
             self._was_dead_step(action)
             return
-        action = self._check_legal(agent, action)
+        if not (type(action) is int and 0 <= action < NUM_ACTIONS and self._mask_bytes[self._mover][action]):
+            action = self._check_legal(agent, action)  # slow path: converts, or raises with the reason
         self._cumulative_rewards[agent] = 0.0
         game = self.game
         game.step(action)
@@ -189,7 +193,6 @@ class raw_env(AECEnv):
         if self.auto_forced:
             gains = self._resolve_forced(list(gains))
         self._set_rewards(gains)
-        self._accumulate_rewards()
         self._after_transition()
         if self.render_mode == "human":
             self.render()
@@ -231,34 +234,48 @@ class raw_env(AECEnv):
         return True
 
     def _set_rewards(self, gains):
-        mode = self.reward_mode
+        """Fill ``rewards`` for this step and add them to ``_cumulative_rewards``."""
         rewards = self.rewards
-        if mode == "points":
-            for side, members in enumerate(self._side_members):
-                for agent in members:
-                    rewards[agent] = gains[side]
-        elif mode == "zero_sum":
-            total, others = sum(gains), self.config.num_sides - 1
-            for side, members in enumerate(self._side_members):
-                value = gains[side] - (total - gains[side]) / others
-                for agent in members:
-                    rewards[agent] = value
-        else:
+        if not any(gains):  # most steps score nothing: only clear what the last step paid
+            if self._rewards_paid:
+                for agent in rewards:
+                    rewards[agent] = 0.0
+                self._rewards_paid = False
+            return
+        mode = self.reward_mode
+        if mode == "win":
             for agent in rewards:
                 rewards[agent] = 0.0
+            return
+        total, others = sum(gains), self.config.num_sides - 1
+        for side, members in enumerate(self._side_members):
+            value = gains[side] if mode == "points" else gains[side] - (total - gains[side]) / others
+            for agent in members:
+                rewards[agent] = value
+        self._rewards_paid = True
+        self._accumulate_rewards()
+        for agent in self.infos:
+            self.infos[agent]["scores"] = tuple(self.game.scores)
 
     def _after_transition(self):
-        """Deal on, mark the episode's end, move the turn, refresh masks and infos."""
+        """Deal on, mark the episode's end, move the turn and refresh the masks.
+
+        ``infos[agent]["action_mask"]`` is the same array as the env's mask of
+        that seat, updated in place."""
         game = self.game
-        if not self.auto_forced:
-            episode_running = self._advance_hand()
+        if game.game_over or (game.hand_over and self.episode == "hand"):
+            episode_running = False
         else:
-            episode_running = not (game.game_over or (game.hand_over and self.episode == "hand"))
+            episode_running = True
+            if game.hand_over:  # only without auto_forced: that path deals on itself
+                game.start_next_hand(self._rng)
         if self._mover >= 0:
-            self._masks[self._mover][:] = 0
+            self._mask_bytes[self._mover][:] = _NO_ACTIONS
         if episode_running:
             self._mover = game.to_move
-            self._masks[self._mover][game.legal_actions()] = 1
+            mask = self._mask_bytes[self._mover]
+            for action in game.legal_actions():
+                mask[action] = 1
         else:
             self._mover = -1
             if self.reward_mode == "win":
@@ -266,11 +283,6 @@ class raw_env(AECEnv):
             for agent in self.agents:
                 self.terminations[agent] = True
         self.agent_selection = self.possible_agents[game.to_move]
-        scores = tuple(game.scores)
-        for seat, agent in enumerate(self.agents):
-            info = self.infos[agent]
-            info["action_mask"] = self._masks[seat]
-            info["scores"] = scores
 
     def _set_win_rewards(self):
         game = self.game
@@ -286,6 +298,7 @@ class raw_env(AECEnv):
             for agent in members:
                 self.rewards[agent] = value
                 self._cumulative_rewards[agent] += value
+        self._rewards_paid = True
 
     # ---------------------------------------------------------------- observe
     def observe(self, agent):
