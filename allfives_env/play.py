@@ -32,7 +32,7 @@ from rich.text import Text
 from .render import SLOT_NAMES, layout_cross
 from .rules.actions import DRAW, PASS
 from .rules.game import Game
-from .rules.tiles import TILE_HIGH, TILE_LOW, mask_to_tiles, tile_name
+from .rules.tiles import mask_to_tiles, tile_name
 from .rules.view import player_view
 
 __all__ = [
@@ -411,7 +411,8 @@ def play_session(config, human_seat, agents, names, seed, stdin, console, deal=N
                  record_path=None, seat_specs=None):
     """A person at ``human_seat`` against ``agents`` (one per seat, ``None`` at
     the person's seat). Reads moves from ``stdin``. Returns 0 when the game
-    ends or the person quits (``q`` or end of file)."""
+    ends or the person stops it (``q``, end of file or Ctrl-C): the score
+    sheet is printed either way."""
     table = Table(config, agents, names, seed, deal, viewer=human_seat)
     game = table.game
     happened = [_lead_sentence(game, names)]
@@ -518,10 +519,11 @@ def load_record(path, game_index=0):
 
 
 def replay_positions(record):
-    """Replay a record with the engine, checking it: returns the positions as
-    ``(hand index, game copy, sentences)`` (the first position of each hand is
-    its deal) and a list of problems (empty when the record replays to every
-    recorded score)."""
+    """Replay a record with the engine, checking it. Returns ``(positions,
+    problems, names)``: the positions as ``(hand index, game copy, sentences)``
+    (the first position of each hand is its deal), the problems found (empty
+    when every recorded action is legal and the game replays to every recorded
+    score) and the seat names."""
     from .arena import _start_hand
     from .rules.config import RulesConfig
 
