@@ -126,3 +126,14 @@ def test_cli_play_bad_seat_is_one_line():
     proc = subprocess.run([sys.executable, "-m", "allfives_env.cli", "play", "--seat", "5"], input="",
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and "--seat 5 is not a seat" in proc.stderr
+
+
+def test_ctrl_c_at_the_prompt_ends_cleanly_with_the_score_sheet():
+    class Interrupting:
+        def readline(self):
+            raise KeyboardInterrupt
+
+    out = io.StringIO()
+    agents = [None, make_agent("greedy")]
+    rc = play_session(RulesConfig(), 0, agents, ["You", "p1"], 1, Interrupting(), make_console(out, color=False))
+    assert rc == 0 and "You left the game" in out.getvalue() and "Score sheet" in out.getvalue()
