@@ -120,7 +120,7 @@ class raw_env(AECEnv):
         _check("episode", episode, EPISODES)
         _check("reward", reward, REWARDS)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode={render_mode!r} is not allowed; allowed: None, 'human', 'ansi'")
+            raise ValueError(f"render_mode={render_mode!r} is not allowed; allowed: None, {', '.join(map(repr, self.metadata['render_modes']))}")
         self.config = RulesConfig(num_players=num_players, **rule_options)
         self.render_mode = render_mode
         self.episode = episode
