@@ -1,0 +1,27 @@
+"""Adapters to other RL libraries.
+
+* :mod:`.gym_single`: :class:`SingleAgentAllFives`, a ``gymnasium.Env`` for one
+  learning seat (or partnership) against arena agents; works with
+  Stable-Baselines3 and sb3-contrib's ``MaskablePPO`` (``action_masks()``).
+  Importing this package registers it as ``"AllFives-v0"``.
+* :mod:`.rllib`: :class:`~allfives_env.integrations.rllib.AllFivesMultiAgentEnv`
+  (Ray RLlib's multi-agent API) and an action-masking PPO ``RLModule``. It
+  imports ray, so it is not imported here; install the ``rllib`` extra.
+
+PettingZoo's parallel API is not offered: in a turn-based game with repeated
+draws one agent acts at a time, so a parallel step would hold one action and
+``n - 1`` placeholders. Use the AEC environment (``allfives_env.env()``) for
+per-agent training, or :class:`allfives_env.vector.VectorAllFives` to step
+many games at once.
+"""
+
+import gymnasium
+
+from .gym_single import PolicyAgent, SingleAgentAllFives
+
+ENV_ID = "AllFives-v0"
+
+if ENV_ID not in gymnasium.registry:
+    gymnasium.register(id=ENV_ID, entry_point="allfives_env.integrations.gym_single:SingleAgentAllFives")
+
+__all__ = ["SingleAgentAllFives", "PolicyAgent", "ENV_ID"]

@@ -1,0 +1,239 @@
+"""The single-agent Gymnasium wrapper: API conformance, rewards, seeding, seats, bad input."""
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+from allfives_env import IllegalActionError
+from allfives_env.agents import GreedyAgent
+from allfives_env.arena import run_match
+from allfives_env.integrations import ENV_ID, PolicyAgent, SingleAgentAllFives
+from allfives_env.rules import RulesConfig
+
+pytestmark = pytest.mark.filterwarnings("ignore:.*Box observation space (minimum|maximum).*:UserWarning")
+
+
+def play_episode(env, seed, action_rng):
+    """Random legal play through one episode; returns (observations, rewards, infos)."""
+    obs, info = env.reset(seed=seed)
+    observations, rewards, infos = [obs], [], [info]
+    done = False
+    while not done:
+        action = int(action_rng.choice(np.flatnonzero(env.action_masks())))
+        obs, reward, done, truncated, info = env.step(action)
+        assert not truncated
+        observations.append(obs)
+        rewards.append(reward)
+        infos.append(info)
+    return observations, rewards, infos
+
+
+@pytest.mark.parametrize("kwargs", [
+    {},
+    {"obs": "flat", "opponents": "greedy"},
+    {"num_players": 4, "control": "side", "opponents": "heuristic"},
+    {"num_players": 3, "learner": 1, "opponents": ["greedy", "random"], "reward": "zero_sum"},
+    {"episode": "hand", "reward": "win", "auto_forced": True},
+    {"encoder": "history", "episode": "hand"},
+])
+def test_check_env_passes(kwargs):
+    check_env(SingleAgentAllFives(**kwargs), skip_render_check=True)
+
+
+def test_registered_id_makes_the_wrapper():
+    env = gymnasium.make(f"allfives_env.integrations:{ENV_ID}", num_players=3, opponents="greedy", obs="flat")
+    assert isinstance(env.unwrapped, SingleAgentAllFives)
+    obs, info = env.reset(seed=0)
+    assert obs.shape == env.observation_space.shape
+    mask = env.get_wrapper_attr("action_masks")()
+    assert mask.dtype == bool and mask.any() and np.array_equal(mask, info["action_mask"].astype(bool))
+
+
+def test_dict_observation_carries_the_mask():
+    env = SingleAgentAllFives(opponents="greedy")
+    obs, info = env.reset(seed=5)
+    assert env.observation_space.contains(obs)
+    assert np.array_equal(obs["action_mask"].astype(bool), env.action_masks())
+    assert np.array_equal(obs["action_mask"], info["action_mask"])
+    assert env.aec.game.to_move == info["seat"] in info["learner_seats"]
+
+
+@pytest.mark.parametrize("num_players,control,reward", [
+    (2, "seat", "points"), (3, "seat", "points"), (4, "seat", "points"), (4, "side", "points"),
+    (3, "seat", "zero_sum"), (4, "side", "zero_sum"),
+])
+def test_episode_return_is_the_sides_result(num_players, control, reward):
+    """Every point the learner's side gains reaches it, opponents' turns and the
+    deal before its first decision included."""
+    env = SingleAgentAllFives(num_players=num_players, control=control, opponents="greedy", reward=reward, target=100)
+    rng = np.random.default_rng(0)
+    for seed in range(6):
+        _, rewards, infos = play_episode(env, seed, rng)
+        scores = infos[-1]["scores"]
+        side = env.config.side_of(infos[-1]["learner_seats"][0])
+        others = [s for i, s in enumerate(scores) if i != side]
+        want = scores[side] if reward == "points" else scores[side] - sum(others) / len(others)
+        assert sum(rewards) == pytest.approx(want)
+        assert max(scores) >= 100
+
+
+def test_win_reward_pays_once_at_the_end():
+    env = SingleAgentAllFives(opponents="random", reward="win", target=60)
+    rng = np.random.default_rng(1)
+    for seed in range(4):
+        _, rewards, infos = play_episode(env, seed, rng)
+        assert all(r == 0 for r in rewards[:-1])
+        side = env.config.side_of(infos[-1]["learner_seats"][0])
+        won = side in env.aec.game.winners
+        assert rewards[-1] == (1.0 if won else -1.0)
+
+
+def test_hand_episodes_end_with_the_hand():
+    env = SingleAgentAllFives(num_players=3, opponents="greedy", episode="hand")
+    play_episode(env, 2, np.random.default_rng(2))
+    game = env.aec.game
+    assert game.hand_over and not game.game_over
+
+
+def test_seeded_resets_replay_exactly():
+    def trajectory(seed):
+        env = SingleAgentAllFives(num_players=3, opponents=["search:samples=2", "heuristic"])
+        rng = np.random.default_rng(7)
+        out = []
+        for episode in range(2):
+            obs, rewards, infos = play_episode(env, seed if episode == 0 else None, rng)
+            out.append((np.stack([o["observation"] for o in obs]), rewards, [i["seat"] for i in infos]))
+        return out
+
+    a, b, c = trajectory(11), trajectory(11), trajectory(12)
+    for (oa, ra, sa), (ob, rb, sb) in zip(a, b):
+        assert np.array_equal(oa, ob) and ra == rb and sa == sb
+    assert not all(len(x[1]) == len(y[1]) and np.array_equal(x[0], y[0]) for x, y in zip(a, c))
+
+
+def test_learner_seat_random_or_fixed():
+    env = SingleAgentAllFives(num_players=4, learner="random", opponents="random", target=30)
+    seats = set()
+    env.reset(seed=0)
+    for _ in range(24):
+        _, info = env.reset()
+        seats.add(info["learner_seats"][0])
+        assert info["seat"] == info["learner_seats"][0]
+    assert seats == {0, 1, 2, 3}
+    env = SingleAgentAllFives(num_players=4, learner=2, opponents="random", target=30)
+    rng = np.random.default_rng(3)
+    for seed in range(3):
+        _, _, infos = play_episode(env, seed, rng)
+        assert {i["seat"] for i in infos} == {2}
+    _, info = env.reset(seed=0, options={"learner": 1})
+    assert info["learner_seats"] == (1,)
+
+
+def test_side_control_plays_both_partners():
+    env = SingleAgentAllFives(num_players=4, learner=1, control="side", opponents="greedy", target=60)
+    _, _, infos = play_episode(env, 4, np.random.default_rng(4))
+    assert {i["seat"] for i in infos} == {1, 3}
+    assert all(i["learner_seats"] == (1, 3) for i in infos)
+
+
+class RecordingAgent(GreedyAgent):
+    """Greedy, remembering which seats it was given."""
+
+    def __init__(self, tag):
+        super().__init__()
+        self.tag, self.seats = tag, []
+
+    def reset(self, seat, config, rng):
+        super().reset(seat, config, rng)
+        self.seats.append(seat)
+
+
+def test_opponent_list_is_in_play_order_after_the_learner():
+    agents = [RecordingAgent("a"), RecordingAgent("b"), RecordingAgent("c")]
+    env = SingleAgentAllFives(num_players=4, learner="random", opponents=agents)
+    for seed in range(6):
+        _, info = env.reset(seed=seed)
+        seat = info["learner_seats"][0]
+        assert [a.seats[-1] for a in env._opponents] == [(seat + k) % 4 for k in (1, 2, 3)]
+
+
+def test_user_class_and_agent_objects_as_opponents():
+    env = SingleAgentAllFives(num_players=3, opponents="allfives_env.agents.heuristic:HeuristicAgent")
+    play_episode(env, 0, np.random.default_rng(0))
+    shared = GreedyAgent()
+    env = SingleAgentAllFives(num_players=3, opponents=shared)  # one object for two seats: copied
+    assert env._opponents[0] is shared and env._opponents[1] is not shared
+    play_episode(env, 0, np.random.default_rng(0))
+
+
+def test_illegal_action_is_penalized_or_raises():
+    env = SingleAgentAllFives(opponents="greedy")
+    obs, info = env.reset(seed=0)
+    illegal = int(np.flatnonzero(~env.action_masks())[0])
+    obs2, reward, done, truncated, info2 = env.step(illegal)
+    assert reward == -1.0 and info2["illegal_action"] and not done and not truncated
+    assert np.array_equal(obs["observation"], obs2["observation"])
+    with pytest.raises(IllegalActionError, match="out of range"):
+        env.step(200)  # outside the action space: always an error
+    env = SingleAgentAllFives(opponents="greedy", illegal_action="raise")
+    env.reset(seed=0)
+    with pytest.raises(IllegalActionError, match="legal now"):
+        env.step(illegal)
+
+
+def test_step_outside_an_episode_raises():
+    env = SingleAgentAllFives(opponents="random", episode="hand")
+    with pytest.raises(IllegalActionError, match="reset"):
+        env.step(0)
+    play_episode(env, 0, np.random.default_rng(0))
+    assert not env.action_masks().any()
+    with pytest.raises(IllegalActionError, match="reset"):
+        env.step(112)
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    ({"learner": 2}, r"learner=2 is not a seat of a 2-player game; allowed: 'random' or a seat 0\.\.1"),
+    ({"learner": -1}, "not a seat"),
+    ({"learner": "first"}, "not a seat"),
+    ({"learner": True}, "not a seat"),
+    ({"opponents": "grandmaster"}, r"opponents\[0\]: unknown agent spec 'grandmaster'; allowed: .*random"),
+    ({"num_players": 3, "opponents": ["greedy", "nope"]}, r"opponents\[1\]: unknown agent spec 'nope'"),
+    ({"opponents": "ppo:/no/such/file.pt"}, "checkpoint not found"),
+    ({"opponents": "no_such_module_xyz:Bot"}, "cannot import module 'no_such_module_xyz'"),
+    ({"opponents": "allfives_env.agents:NoSuchAgent"}, "has no 'NoSuchAgent'"),
+    ({"opponents": 42}, "neither an agent spec nor an agent"),
+    ({"num_players": 4, "opponents": ["greedy", "greedy"]}, r"2 opponent specs for 3 non-learner seat\(s\)"),
+    ({"num_players": 4, "control": "side", "opponents": ["greedy"] * 3}, r"3 opponent specs for 2"),
+    ({"num_players": 5}, "num_players=5 is not allowed"),
+    ({"control": "team"}, "control='team' is not allowed"),
+    ({"obs": "image"}, "obs='image' is not allowed"),
+    ({"illegal_action": "ignore"}, "illegal_action='ignore' is not allowed"),
+    ({"rewards": "points"}, r"unknown option\(s\) \['rewards'\]"),
+])
+def test_bad_construction_fails_with_a_clear_message(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        SingleAgentAllFives(**kwargs)
+
+
+def test_bad_reset_learner_option():
+    env = SingleAgentAllFives()
+    with pytest.raises(ValueError, match="learner=7"):
+        env.reset(seed=0, options={"learner": 7})
+
+
+def test_policy_agent_plays_in_the_arena():
+    config = RulesConfig(num_players=2, target=60)
+    calls = []
+
+    def first_legal(obs, mask):
+        assert obs["observation"].shape == (277,) and mask.dtype == bool
+        calls.append(1)
+        return np.flatnonzero(mask)[0]
+
+    match = run_match(config, [PolicyAgent(first_legal, name="first"), "greedy"], games=4, seed=0)
+    assert len(match.games) == 4 and calls
+    assert match.agent_stats()[0].spec == "first"
+
+    with pytest.raises(ValueError, match="illegal action"):
+        run_match(config, [PolicyAgent(lambda obs, mask: 999, obs="flat"), "greedy"], games=2, seed=0)
