@@ -1,6 +1,7 @@
 """The rule variants (V1-V5) as one validated, immutable config object."""
 
 from dataclasses import dataclass, fields
+from numbers import Integral
 
 HAND_SIZES = {
     "standard": {2: 9, 3: 7, 4: 5},  # R4
@@ -34,7 +35,8 @@ class RulesConfig:
     divisor: int = 5
 
     def __post_init__(self):
-        if isinstance(self.num_players, bool) or self.num_players not in (2, 3, 4):
+        # R2; a float such as 2.0 would compare equal but break seat ranges later.
+        if not _is_int(self.num_players) or self.num_players not in (2, 3, 4):
             raise ValueError(f"num_players={self.num_players!r} is not allowed; All Fives is played by 2, 3 or 4 players")
         _check_choice("hand_size", self.hand_size, tuple(HAND_SIZES))
         _check_choice("first_leader", self.first_leader, FIRST_LEADER_METHODS)
@@ -76,6 +78,11 @@ class RulesConfig:
 
     def to_dict(self) -> dict:
         return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+def _is_int(value) -> bool:
+    """An integer (Python or NumPy), but not a bool."""
+    return isinstance(value, Integral) and not isinstance(value, bool)
 
 
 def _check_choice(name, value, allowed):

@@ -20,8 +20,11 @@ tile: **private** to the drawer; public views must hide it (see
 :mod:`allfives_env.rules.view`).
 """
 
+import math
+from numbers import Real
+
 from .actions import DRAW, PASS
-from .config import RulesConfig
+from .config import RulesConfig, _is_int
 from .scoring import hand_end_points
 from .tiles import (
     SUIT_TILES,
@@ -98,8 +101,10 @@ class Game:
         config = self.config
         if leader is None:
             leader = self.next_leader if self.next_leader is not None else draw_leader(config, rng)
-        elif isinstance(leader, bool) or leader not in range(self.num_players):
+        elif not _is_int(leader) or leader not in range(self.num_players):
             raise ValueError(f"leader={leader!r} is not a seat; allowed 0..{self.num_players - 1}")
+        else:
+            leader = int(leader)
         if hands is None:
             if boneyard is not None:
                 raise ValueError("a 'boneyard' needs the 'hands' it goes with")
@@ -472,8 +477,10 @@ def validate_scores(config: RulesConfig, scores) -> list:
         raise ValueError(f"'scores' needs {config.num_sides} entries (one per side), got {len(scores)}")
     out = []
     for side, score in enumerate(scores):
-        if isinstance(score, bool) or not isinstance(score, (int, float)) or (2 * score) != int(2 * score):
-            raise ValueError(f"score of side {side} is {score!r}; scores are whole or half points")
+        # R24: exact whole or half points; NumPy numbers are fine, inf/nan are not.
+        if isinstance(score, bool) or not isinstance(score, Real) or not math.isfinite(score) \
+                or (2 * score) != int(2 * score):
+            raise ValueError(f"score of side {side} is {score!r}; scores are finite whole or half points")
         if score >= config.target_points:
             raise ValueError(f"score of side {side} is {score}, already at the target {config.target_points}")
         out.append(float(score))

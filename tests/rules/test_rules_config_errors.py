@@ -1,0 +1,187 @@
+"""Rules options (V1-V5) and user-given deals (R4) are validated with clear
+ValueErrors that name the key and what is allowed."""
+
+import math
+
+import numpy as np
+import pytest
+
+from allfives_env.rules import Game, RulesConfig
+from rules_testkit import fill_deal, tiles
+
+
+# ---------------------------------------------------------------- RulesConfig
+def test_config_defaults_are_the_standard_game():
+    config = RulesConfig()
+    assert config.to_dict() == {"num_players": 2, "hand_size": "standard", "target": None,
+                                "first_leader": "random", "hand_scoring": "bonus", "divisor": 5}
+    assert RulesConfig.from_options() == config
+    assert RulesConfig.from_options(num_players=4, divisor=3).divisor == 3
+
+
+def test_config_unknown_key_names_it_and_the_allowed_ones():
+    with pytest.raises(ValueError) as info:
+        RulesConfig.from_options(players=3)
+    message = str(info.value)
+    assert "players" in message
+    for key in ("num_players", "hand_size", "target", "first_leader", "hand_scoring", "divisor"):
+        assert key in message
+
+
+@pytest.mark.parametrize("value", [1, 5, 0, True, False, "2", None, 2.0, 3.5])
+def test_config_bad_num_players(value):
+    """R2: 2, 3 or 4 players; a bool or a float is not a player count."""
+    with pytest.raises(ValueError) as info:
+        RulesConfig.from_options(num_players=value)
+    message = str(info.value)
+    assert "num_players" in message and "2, 3 or 4" in message
+
+
+@pytest.mark.parametrize("key, value, allowed", [
+    ("hand_size", "six_each", ["standard", "five_each", "seven_five"]),
+    ("hand_size", 9, ["standard", "five_each", "seven_five"]),
+    ("first_leader", "youngest", ["random", "heaviest_tile"]),
+    ("hand_scoring", "none", ["bonus", "bonus_net", "penalty"]),
+    ("divisor", 4, ["5", "3"]),
+    ("divisor", True, ["5", "3"]),
+    ("divisor", "5", ["5", "3"]),
+    ("target", 0, ["positive"]),
+    ("target", -50, ["positive"]),
+    ("target", True, ["positive"]),
+    ("target", "250", ["positive"]),
+    ("target", math.nan, ["positive"]),
+])
+def test_config_bad_choice_names_key_and_allowed(key, value, allowed):
+    with pytest.raises(ValueError) as info:
+        RulesConfig.from_options(**{key: value})
+    message = str(info.value)
+    assert key in message
+    for word in allowed:
+        assert word in message
+
+
+def test_config_is_immutable():
+    config = RulesConfig()
+    with pytest.raises(Exception):
+        config.num_players = 3
+
+
+# -------------------------------------------------------------- bad deals (R4)
+def _start(players=2, hands=None, boneyard=None, leader=0, scores=None, **options):
+    config = RulesConfig(num_players=players, **options)
+    game = Game(config)
+    game.start_game(np.random.default_rng(0), hands=hands, boneyard=boneyard, leader=leader, scores=scores)
+    return game
+
+
+def _good(players=2):
+    return fill_deal(RulesConfig(num_players=players), [])
+
+
+def test_good_deal_is_accepted_and_boneyard_order_kept():
+    hands, boneyard = _good(3)
+    game = _start(3, hands, boneyard[::-1])
+    assert game.boneyard == boneyard[::-1] and game.boneyard_left == 7
+    game = _start(3, hands, None)  # a missing boneyard is the rest, shuffled
+    assert sorted(game.boneyard) == sorted(boneyard)
+
+
+def test_deal_wrong_number_of_hands():
+    hands, boneyard = _good(2)
+    with pytest.raises(ValueError, match="has 3 hands; 2 players need 2"):
+        _start(2, hands + [[]], boneyard)
+    with pytest.raises(ValueError, match="one per seat"):
+        _start(2, hands[:1], boneyard)
+
+
+def test_deal_wrong_hand_size():
+    hands, boneyard = _good(2)
+    with pytest.raises(ValueError, match="seat 1 has 8 tiles.*9 each"):
+        _start(2, [hands[0], hands[1][:8]], boneyard + hands[1][8:])
+
+
+def test_deal_wrong_hand_size_names_the_scheme():
+    hands, boneyard = _good(2)
+    with pytest.raises(ValueError, match="five_each"):
+        _start(2, hands, boneyard, hand_size="five_each")
+
+
+def test_deal_duplicate_tile():
+    hands, boneyard = _good(2)
+    bad = [hands[0][:8] + [hands[1][0]], hands[1]]
+    with pytest.raises(ValueError, match=r"exactly once.*repeated \[9\]"):
+        _start(2, bad, boneyard + [hands[0][8]])
+
+
+def test_deal_missing_tile():
+    hands, boneyard = _good(2)
+    with pytest.raises(ValueError, match=r"missing \[27\]"):
+        _start(2, hands, boneyard[:-1])
+
+
+@pytest.mark.parametrize("bad", ["x", 1.5, 28, -1, True, None])
+def test_deal_non_int_tile_id(bad):
+    hands, boneyard = _good(2)
+    with pytest.raises(ValueError, match="not a tile id"):
+        _start(2, [[bad] + hands[0][1:], hands[1]], boneyard + hands[0][:1])
+    with pytest.raises(ValueError, match="boneyard.*not a tile id|not a tile id.*boneyard"):
+        _start(2, hands, boneyard[:-1] + [bad])
+
+
+def test_deal_numpy_tile_ids_are_fine():
+    hands, boneyard = _good(2)
+    game = _start(2, [np.array(h) for h in hands], np.array(boneyard))
+    assert game.hand_size(0) == 9
+
+
+def test_deal_boneyard_without_hands():
+    with pytest.raises(ValueError, match="boneyard"):
+        _start(2, None, list(range(10)))
+
+
+@pytest.mark.parametrize("leader", [2, -1, 5, True, 1.5, 1.0, "0", np.float64(1)])
+def test_deal_leader_out_of_range(leader):
+    hands, boneyard = _good(2)
+    with pytest.raises(ValueError, match=r"leader.*allowed 0\.\.1"):
+        _start(2, hands, boneyard, leader=leader)
+
+
+def test_deal_integral_leader_forms():
+    hands, boneyard = _good(4)
+    assert _start(4, hands, boneyard, leader=np.int64(3)).to_move == 3
+
+
+@pytest.mark.parametrize("scores, match", [
+    ([250, 0], "target"),
+    ([0, 260], "target"),
+    ([10.25, 0], "half points"),
+    ([0.1, 0], "half points"),
+    ([0, 0, 0], "one per side"),
+    ([0], "one per side"),
+    ([math.inf, 0], "score of side 0"),
+    ([math.nan, 0], "score of side 0"),
+    (["5", 0], "score of side 0"),
+])
+def test_deal_bad_scores(scores, match):
+    """R3/R24: start scores are whole or half points below the target."""
+    hands, boneyard = _good(2)
+    with pytest.raises(ValueError, match=match):
+        _start(2, hands, boneyard, scores=scores)
+
+
+def test_deal_good_scores():
+    hands, boneyard = _good(4)
+    game = _start(4, hands, boneyard, scores=[199.5, -20])
+    assert game.scores == [199.5, -20.0] and game.hand_start_scores == [199.5, -20.0]
+    game = _start(2, *_good(2), scores=[np.int64(12), 30.5], target=31)
+    assert game.scores == [12, 30.5]
+
+
+def test_start_next_hand_needs_a_finished_hand():
+    game = _start(2, *_good(2))
+    with pytest.raises(RuntimeError):
+        game.start_next_hand(np.random.default_rng(0))
+
+
+def test_tiles_helper_reads_names():
+    assert tiles("0|0 6|6 [1|4]") == [0, 27, 10]
