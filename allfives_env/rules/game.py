@@ -235,18 +235,16 @@ class Game:
         if self.lead_tile < 0:  # a lone lead counts its pips, a double once (R14)
             return [TILE_PIPS[action >> 2] for action in actions]
         value, weight, count = self.open_value, self.weight, self.count
-        base = [count - value[slot] * weight[slot] for slot in range(4)]
+        base = [count - value[0] * weight[0], count - value[1] * weight[1],
+                count - value[2] * weight[2], count - value[3] * weight[3]]
         if self.spinner_slot == CENTER and self.spinner_tile >= 0 and not self.branches_open:
             for slot in (0, 1):  # the lone double lead becomes a spinner at an end
                 other = 1 - slot
                 if self.arm_length[other] == 0:
                     base[slot] += (2 - weight[other]) * value[other]
-        counts = []
-        for action in actions:
-            tile, slot = action >> 2, action & 3
-            # the free half is pips - matched half; a double's counts twice (R9)
-            counts.append(base[slot] + (TILE_PIPS[tile] - value[slot]) * TILE_END_WEIGHT[tile])
-        return counts
+        # the free half is pips - matched half; a double's counts twice (R9)
+        return [base[action & 3] + (TILE_PIPS[action >> 2] - value[action & 3]) * TILE_END_WEIGHT[action >> 2]
+                for action in actions]
 
     # ------------------------------------------------------------------- step
     def step(self, action: int) -> None:
