@@ -1,0 +1,124 @@
+"""Ray RLlib: the multi-agent adapter, the action-masking module, and one PPO
+self-play iteration on a local Ray cluster through the example script.
+
+ray is installed by scripts/setup.sh (the ``rllib`` extra): a missing import
+is a failure here, not a skip."""
+
+import importlib.util
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import ray  # noqa: F401  (fails, not skips, when the extra is missing)
+import torch
+from gymnasium import spaces
+from ray.rllib.core.columns import Columns
+
+from allfives_env import IllegalActionError
+from allfives_env.arena import run_match
+from allfives_env.integrations.rllib import (ActionMaskingPPOModule, AllFivesMultiAgentEnv, RLlibAgent,
+                                             masked_ppo_spec, observation_space)
+from allfives_env.rules import RulesConfig
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "rllib_selfplay.py"
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::UserWarning")
+
+
+def play(env, seed, rng):
+    """Random legal play through one episode; checks the turn protocol and
+    returns each agent's summed reward and the final infos."""
+    obs, infos = env.reset(seed=seed)
+    totals = {a: 0.0 for a in env.possible_agents}
+    assert len(obs) == 1
+    while True:
+        (agent, o), = obs.items()
+        assert env.observation_spaces[agent].contains(o)
+        assert o["action_mask"].any()
+        action = int(rng.choice(np.flatnonzero(o["action_mask"])))
+        obs, rewards, terminateds, truncateds, infos = env.step({agent: action})
+        assert not truncateds["__all__"] and set(rewards) == set(obs)
+        for a, r in rewards.items():
+            totals[a] += r
+        if terminateds["__all__"]:
+            assert set(obs) == set(env.possible_agents)
+            assert all(not o["action_mask"].any() for o in obs.values())
+            return totals, infos
+        assert len(obs) == 1
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_every_agent_receives_its_sides_points(num_players):
+    env = AllFivesMultiAgentEnv({"num_players": num_players, "target": 100})
+    rng = np.random.default_rng(num_players)
+    config = env.aec.config
+    for seed in range(4):
+        totals, infos = play(env, seed, rng)
+        scores = infos["player_0"]["scores"]
+        for seat, agent in enumerate(env.possible_agents):
+            assert totals[agent] == pytest.approx(scores[config.side_of(seat)])
+
+
+def test_seeded_reset_replays():
+    def run(seed):
+        env = AllFivesMultiAgentEnv({"num_players": 3, "reward": "zero_sum"})
+        return play(env, seed, np.random.default_rng(0))
+
+    assert run(5) == run(5)
+
+
+def test_illegal_actions_and_bad_config():
+    env = AllFivesMultiAgentEnv({"num_players": 2})
+    obs, _ = env.reset(seed=0)
+    (agent, o), = obs.items()
+    illegal = int(np.flatnonzero(o["action_mask"] == 0)[0])
+    obs2, rewards, terminateds, _, infos = env.step({agent: illegal})
+    assert rewards == {agent: -1.0} and infos[agent]["illegal_action"] and not terminateds["__all__"]
+    assert np.array_equal(obs2[agent]["observations"], o["observations"])
+    with pytest.raises(ValueError, match="is to move"):
+        env.step({"player_9": 0})
+    strict = AllFivesMultiAgentEnv({"illegal_action": "raise"})
+    obs, _ = strict.reset(seed=0)
+    (agent, o), = obs.items()
+    with pytest.raises(IllegalActionError, match="legal now"):
+        strict.step({agent: int(np.flatnonzero(o["action_mask"] == 0)[0])})
+    with pytest.raises(ValueError, match=r"unknown option\(s\) \['players'\]"):
+        AllFivesMultiAgentEnv({"players": 2})
+    with pytest.raises(ValueError, match="illegal_action='skip' is not allowed"):
+        AllFivesMultiAgentEnv({"illegal_action": "skip"})
+
+
+def test_masking_module_only_samples_legal_actions():
+    spec = masked_ppo_spec(hiddens=[16])
+    module = ActionMaskingPPOModule(observation_space=observation_space(277), action_space=spaces.Discrete(114),
+                                    inference_only=False, model_config=spec.model_config)
+    mask = torch.zeros(8, 114)
+    for row in range(8):
+        mask[row, [row, 50 + row, 112]] = 1.0
+    batch = {Columns.OBS: {"observations": torch.randn(8, 277), "action_mask": mask}}
+    for forward in (module.forward_exploration, module.forward_inference, module.forward_train):
+        logits = forward({Columns.OBS: dict(batch[Columns.OBS])})[Columns.ACTION_DIST_INPUTS]
+        probs = torch.softmax(logits, -1)
+        assert torch.all(probs[mask == 0] < 1e-12)
+    with pytest.raises(ValueError, match="'observations' and 'action_mask'"):
+        ActionMaskingPPOModule(observation_space=spaces.Box(0, 1, (3,)), action_space=spaces.Discrete(114),
+                               model_config=spec.model_config)
+    # the module as an arena agent plays only legal moves
+    match = run_match(RulesConfig(num_players=2, target=60), [RLlibAgent(module), "greedy"], games=2, seed=0)
+    assert len(match.games) == 2
+
+
+def test_example_runs_one_selfplay_iteration_on_a_local_cluster(tmp_path):
+    spec = importlib.util.spec_from_file_location("rllib_selfplay_example", EXAMPLE)
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    out = tmp_path / "run.json"
+    summary = example.main(["--iterations", "1", "--batch-size", "256", "--minibatch-size", "128", "--epochs", "1",
+                            "--hiddens", "32", "--num-cpus", "1", "--eval-games", "4", "--json", str(out)])
+    assert not ray.is_initialized()  # the script shut its cluster down
+    (it,) = summary["train"]
+    assert it["env_steps"] >= 256 and np.isfinite(it["policy_loss"]) and np.isfinite(it["vf_loss"])
+    assert [m["agents"][1]["spec"] for m in summary["eval"]] == ["greedy", "random"]
+    for match in summary["eval"]:
+        assert match["games"] == 4 and match["agents"][0]["spec"] == "rllib_ppo"
+    assert json.loads(out.read_text())["train"][0]["iteration"] == 1
