@@ -101,7 +101,7 @@ class VectorAllFives:
 
         # game state (structure of arrays, one row per game)
         self._st = np.zeros((B, K.NUM_FIELDS), np.int8)
-        self._hands = np.zeros((B, 4), np.int64)
+        self._hands = np.zeros((B, 8), np.int64)
         self._scores = np.zeros((B, sides), np.float64)
         self._hstart = np.zeros((B, sides), np.float64)
         self._gains = np.zeros((B, sides), np.float64)
