@@ -215,6 +215,22 @@ def run_record(args) -> int:
     return 0
 
 
+# ------------------------------------------------------------------ train
+def add_train(p):
+    # the same arguments as training.ppo.add_arguments, declared here so that
+    # building the parser does not import torch
+    p.add_argument("--config", metavar="YAML", help="config file (configs/ppo_2p.yaml, ...)")
+    p.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its latest.pt")
+    p.add_argument("--run-dir", metavar="DIR", help="write the run here instead of runs/<name>_s<seed>_<time>")
+    p.add_argument("overrides", nargs="*", metavar="key=value", help="config overrides (python -m training.ppo --help lists the keys)")
+
+
+def run_train(args) -> int:
+    from training.ppo import run
+
+    return run(args)
+
+
 #: name -> (add options, run, help)
 SUBCOMMANDS = {
     "eval": (add_eval, run_eval, "play agents against each other with duplicate deals"),
@@ -223,6 +239,7 @@ SUBCOMMANDS = {
     "watch": (add_watch, run_watch, "watch agents play a game in the terminal"),
     "replay": (add_replay, run_replay, "step through a recorded game and check its scores"),
     "record": (add_record, run_record, "write a game of agents as an animated GIF or PNG frames"),
+    "train": (add_train, run_train, "PPO self-play training (python -m training.ppo; configs/*.yaml, key=value overrides)"),
 }
 
 

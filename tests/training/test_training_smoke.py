@@ -1,0 +1,98 @@
+"""End to end: the smoke config trains, evaluates, checkpoints, resumes and plots;
+same seed gives the same updates; a resumed run equals an uninterrupted one;
+bad checkpoints are clear errors; ppo:PATH plays in the arena."""
+
+import os
+import time
+
+import pytest
+import torch
+
+from allfives_env.agents import make_agent
+from allfives_env.agents.ppo import CheckpointError
+from allfives_env.arena import run_match
+from allfives_env.cli import main as cli_main
+from allfives_env.rules.config import RulesConfig
+from training.checkpoint import load_checkpoint
+from training.config import load_config, to_dict
+from training.plot import main as plot_main
+from training.ppo import main as train_main
+from training.ppo import train
+
+FAST = ["eval_every=0", "tensorboard=false", "anneal_lr=false", "total_timesteps=2048", "checkpoint_minutes=0"]
+
+
+def _weights(path):
+    return torch.load(path, map_location="cpu", weights_only=True)["policy"]["state_dict"]
+
+
+def _same(a, b):
+    return a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+
+
+def test_smoke_config_runs_the_whole_pipeline(tmp_path):
+    t0 = time.time()
+    run = str(tmp_path / "run")
+    assert train_main(["--config", "configs/smoke.yaml", "--run-dir", run]) == 0
+    for name in ("config.yaml", "metrics.csv", "latest.pt", "best.pt", "policy.pt"):
+        assert os.path.isfile(os.path.join(run, name)), name
+    assert os.listdir(os.path.join(run, "tb"))
+    lines = open(os.path.join(run, "metrics.csv")).read().splitlines()
+    header = lines[0].split(",")
+    for col in ("sps", "t_env", "t_inference", "t_update", "approx_kl", "clipfrac", "entropy",
+                "explained_variance", "eval_greedy_win", "eval_greedy_lo", "eval_greedy_hi", "eval_greedy_margin"):
+        assert col in header
+    assert len(lines) - 1 == 6  # one row per update; evaluations at updates 3 and 6
+    ckpt = load_checkpoint(os.path.join(run, "latest.pt"))
+    assert ckpt["update"] == 6 and ckpt["global_step"] == 6144
+    # resume for two more updates through the `allfives train` command
+    assert cli_main(["train", "--resume", run, "total_timesteps=8192"]) == 0
+    assert load_checkpoint(os.path.join(run, "latest.pt"))["update"] == 8
+    assert len(open(os.path.join(run, "metrics.csv")).read().splitlines()) - 1 == 9  # + 2 updates + final eval
+    assert plot_main([run]) == 0
+    for name in ("winrate_steps.png", "winrate_time.png", "training.png"):
+        assert os.path.getsize(os.path.join(run, "plots", name)) > 1000
+    # the trained policy plays in the arena as ppo:PATH
+    match = run_match(RulesConfig(num_players=2, target=60), [f"ppo:{run}/policy.pt", "random"], 4, seed=3)
+    assert match.to_dict()["agents"][0]["games"] == 4
+    assert time.time() - t0 < 60
+
+
+def test_same_seed_same_first_updates_and_exact_resume(tmp_path):
+    a, b, c = (str(tmp_path / name) for name in "abc")
+    assert train_main(["--config", "configs/smoke.yaml", "--run-dir", a, *FAST]) == 0
+    assert train_main(["--config", "configs/smoke.yaml", "--run-dir", b, *FAST]) == 0
+    assert _same(_weights(f"{a}/latest.pt"), _weights(f"{b}/latest.pt"))
+    # interrupted after 2 updates, resumed to 4 == 4 updates straight
+    assert train_main(["--config", "configs/smoke.yaml", "--run-dir", c, *FAST[:-2], "total_timesteps=4096",
+                       "checkpoint_minutes=0"]) == 0
+    assert train_main(["--resume", a, "total_timesteps=4096"]) == 0
+    assert _same(_weights(f"{a}/latest.pt"), _weights(f"{c}/latest.pt"))
+    other = str(tmp_path / "other")
+    assert train_main(["--config", "configs/smoke.yaml", "--run-dir", other, *FAST, "seed=2"]) == 0
+    assert not _same(_weights(f"{b}/latest.pt"), _weights(f"{other}/latest.pt"))
+
+
+def test_bad_checkpoints_are_clear_errors(tmp_path, capsys):
+    run = str(tmp_path / "run")
+    assert train_main(["--config", "configs/smoke.yaml", "--run-dir", run, *FAST]) == 0
+    cfg = to_dict(load_config("configs/smoke.yaml", FAST))
+    with pytest.raises(CheckpointError, match="incompatible.*hidden_sizes"):
+        load_checkpoint(f"{run}/latest.pt", {**cfg, "hidden_sizes": [32, 32]})
+    with pytest.raises(CheckpointError, match="policy export"):
+        load_checkpoint(f"{run}/policy.pt")
+    data = open(f"{run}/latest.pt", "rb").read()
+    with open(f"{run}/latest.pt", "wb") as f:
+        f.write(data[: len(data) // 2])  # truncated
+    with pytest.raises(CheckpointError, match="corrupt"):
+        load_checkpoint(f"{run}/latest.pt")
+    assert train_main(["--resume", run]) == 2
+    assert "corrupt" in capsys.readouterr().err
+    (tmp_path / "junk.pt").write_bytes(b"not a checkpoint at all")
+    with pytest.raises(ValueError, match="corrupt"):
+        make_agent(f"ppo:{tmp_path / 'junk.pt'}")
+    with pytest.raises(ValueError, match="not found"):
+        make_agent(f"ppo:{tmp_path / 'missing.pt'}")
+    agent = make_agent(f"ppo:{run}/policy.pt")
+    with pytest.raises(ValueError, match="2 players"):
+        run_match(RulesConfig(num_players=3), [agent, "random", "random"], 3)

@@ -1,0 +1,85 @@
+"""Checkpoints: atomic writes (temp file + ``os.replace``) and validated loads.
+
+A training checkpoint (``latest.pt``, ``best.pt`` in the run folder) holds the
+policy record that :mod:`allfives_env.agents.ppo` reads (so ``ppo:RUN/best.pt``
+works in the arena), plus the optimizer, the step and update counts, the
+config and a pickled trainer state (RNG states, the batched environment, the
+snapshot pool, the transitions carried between rollouts), so that
+``--resume RUN_DIR`` continues exactly. :func:`export_policy` writes the
+small policy-only file that is shipped in ``checkpoints/``.
+"""
+
+import io
+import os
+import pickle
+import tempfile
+
+import torch
+
+from allfives_env.agents.ppo import FORMAT, VERSION, CheckpointError, policy_record, read_checkpoint
+
+__all__ = ["CheckpointError", "atomic_save", "save_checkpoint", "load_checkpoint", "export_policy"]
+
+
+def atomic_save(obj, path):
+    """``torch.save`` to a temp file in the same folder, then ``os.replace``: a reader
+    never sees a half-written file, and a crash leaves the old file intact."""
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".pt", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            buf = io.BytesIO()
+            torch.save(obj, buf)
+            f.write(buf.getvalue())
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise
+
+
+def save_checkpoint(path, net, optimizer, rules, cfg_dict, global_step, update, trainer_state: dict, extra=None):
+    ckpt = {
+        "format": FORMAT, "version": VERSION,
+        "policy": policy_record(net, rules),
+        "optimizer": optimizer.state_dict(),
+        "global_step": int(global_step), "update": int(update),
+        "config": dict(cfg_dict),
+        "trainer": pickle.dumps(trainer_state, protocol=pickle.HIGHEST_PROTOCOL),
+        "extra": dict(extra or {}),
+    }
+    atomic_save(ckpt, path)
+
+
+def export_policy(path, net, rules, extra=None):
+    """A policy-only checkpoint (weights and shapes; no optimizer or trainer state)."""
+    net_cpu = {k: v.detach().cpu().to(torch.float32) for k, v in net.state_dict().items()}
+    record = policy_record(net, rules)
+    record["state_dict"] = net_cpu
+    atomic_save({"format": FORMAT, "version": VERSION, "policy": record, "extra": dict(extra or {})}, path)
+
+
+def load_checkpoint(path, cfg_dict=None) -> dict:
+    """A training checkpoint, checked: readable, the right format, and holding trainer state.
+
+    With ``cfg_dict``, the settings that shape the network or the game must match
+    (otherwise the checkpoint is *incompatible*: a :class:`CheckpointError` names them)."""
+    ckpt = read_checkpoint(path)
+    missing = [k for k in ("optimizer", "global_step", "update", "config", "trainer") if k not in ckpt]
+    if missing:
+        raise CheckpointError(f"{path!r} is a policy export, not a training checkpoint (missing {missing}); "
+                              "it can be played (ppo:PATH) but not resumed")
+    if cfg_dict is not None:
+        keys = ("num_players", "target", "hidden_sizes", "activation", "num_envs", "num_steps", "auto_forced")
+        diff = [k for k in keys if ckpt["config"].get(k) != cfg_dict.get(k)]
+        if diff:
+            detail = ", ".join(f"{k}: checkpoint {ckpt['config'].get(k)!r} vs config {cfg_dict.get(k)!r}" for k in diff)
+            raise CheckpointError(f"{path!r} is incompatible with this config ({detail})")
+    try:
+        ckpt["trainer"] = pickle.loads(ckpt["trainer"])
+    except Exception as exc:
+        raise CheckpointError(f"{path!r}: the trainer state cannot be read ({type(exc).__name__}: {exc})") from None
+    return ckpt

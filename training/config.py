@@ -1,0 +1,250 @@
+"""The training config: one typed dataclass, filled from a YAML file and ``key=value`` overrides.
+
+Every field carries a one-line docstring (shown by ``python -m training.ppo --help``).
+An unknown key or a value of the wrong type raises :class:`ConfigError`
+naming the key (and, for a typo, the closest known key).
+"""
+
+import ast
+import difflib
+import inspect
+import typing
+from dataclasses import MISSING, asdict, dataclass, field, fields
+
+import yaml
+
+
+class ConfigError(ValueError):
+    """A config key that does not exist or a value of the wrong type."""
+
+
+@dataclass
+class TrainConfig:
+    # ---- run
+    run_name: str = "ppo"
+    """name of the run folder (under runs_dir), a timestamp and the seed are appended"""
+    runs_dir: str = "runs"
+    """where run folders are created"""
+    seed: int = 1
+    """seed of the games, the network initialisation and every sampled choice"""
+    device: str = "cpu"
+    """torch device for the network: cpu or cuda"""
+    torch_threads: int = 1
+    """torch.set_num_threads for the learner process (1 is fastest for these small nets on a busy 2-core machine)"""
+    total_timesteps: int = 20_000_000
+    """stop after this many environment decisions (all seats)"""
+    max_minutes: float = 0.0
+    """also stop after this many minutes of wall time (0: no limit)"""
+    # ---- game
+    num_players: int = 2
+    """2, 3 or 4 (4 = two partnerships, seats 0+2 against 1+3)"""
+    target: typing.Optional[float] = None
+    """points to win a game (None: the R3 default, 250 / 200 / 200)"""
+    # ---- rewards
+    reward_points: float = 0.02
+    """per-step shaping: this times the zero-sum points (own side's gain minus the mean of the other sides')"""
+    reward_win: float = 1.0
+    """at a game's end: +this to the winning side, -this to the others, 0 in a drawn game"""
+    # ---- collection
+    num_envs: int = 512
+    """games stepped together in the batched environment"""
+    num_steps: int = 64
+    """environment steps per rollout (each step is one decision in each game)"""
+    auto_forced: bool = True
+    """let the environment play single-choice draws and passes itself"""
+    # ---- opponents (shares of games; normalised to sum to 1)
+    opp_self: float = 0.6
+    """share of games where every seat is the current policy"""
+    opp_pool: float = 0.2
+    """share of games against a past snapshot of the policy (one drawn per rollout)"""
+    opp_greedy: float = 0.15
+    """share of games against the greedy baseline (vectorised, exact)"""
+    opp_random: float = 0.05
+    """share of games against the uniform random baseline"""
+    snapshot_every: int = 10
+    """add the current policy to the snapshot pool every this many updates"""
+    pool_size: int = 10
+    """the most snapshots kept (the oldest is dropped)"""
+    # ---- network and PPO
+    hidden_sizes: typing.List[int] = field(default_factory=lambda: [128, 128])
+    """widths of the shared MLP trunk"""
+    activation: str = "relu"
+    """relu or tanh"""
+    learning_rate: float = 5e-4
+    """Adam learning rate"""
+    anneal_lr: bool = True
+    """decay the learning rate linearly to 0 over total_timesteps"""
+    gamma: float = 0.995
+    """discount per decision of the same seat"""
+    gae_lambda: float = 0.95
+    """GAE lambda"""
+    update_epochs: int = 3
+    """passes over each batch"""
+    minibatch_size: int = 2048
+    """transitions per gradient step"""
+    clip_coef: float = 0.2
+    """PPO ratio clip"""
+    clip_vloss: bool = False
+    """clip the value loss as in the original PPO code"""
+    norm_adv: bool = True
+    """normalise advantages per minibatch"""
+    ent_coef: float = 0.005
+    """entropy bonus (entropy over legal actions only)"""
+    vf_coef: float = 0.5
+    """value loss weight"""
+    max_grad_norm: float = 0.5
+    """gradient clipping norm"""
+    target_kl: typing.Optional[float] = None
+    """stop an update's epochs early when the approximate KL exceeds this (None: never)"""
+    # ---- evaluation, logging, checkpoints
+    eval_every: int = 20
+    """evaluate every this many updates (0: never during training); also at the end"""
+    eval_games: int = 200
+    """games per baseline at each evaluation (duplicate deals, rounded to whole rotations)"""
+    eval_opponents: typing.List[str] = field(default_factory=lambda: ["random", "greedy", "heuristic"])
+    """agent specs evaluated against (every other side plays this spec)"""
+    eval_seed: int = 12345
+    """seed of the fixed evaluation deals"""
+    eval_workers: int = 1
+    """worker processes for evaluation matches"""
+    best_metric: str = "greedy"
+    """the evaluation opponent whose win rate selects best.pt"""
+    checkpoint_minutes: float = 10.0
+    """write latest.pt every this many minutes (and at the end)"""
+    tensorboard: bool = True
+    """also write TensorBoard event files"""
+    progress: bool = True
+    """show a live progress bar"""
+
+
+def field_docs() -> dict:
+    """``{field name: its docstring}`` read from this module's source."""
+    tree = ast.parse(inspect.getsource(TrainConfig))
+    docs, body = {}, tree.body[0].body
+    for node, nxt in zip(body, body[1:]):
+        if isinstance(node, ast.AnnAssign) and isinstance(nxt, ast.Expr) and isinstance(nxt.value, ast.Constant):
+            docs[node.target.id] = str(nxt.value.value)
+    return docs
+
+
+def _type_name(tp) -> str:
+    return getattr(tp, "__name__", None) or str(tp).replace("typing.", "")
+
+
+def _check_value(key, value, tp):
+    """``value`` converted to the field type ``tp``, or :class:`ConfigError`."""
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin is typing.Union:  # Optional[X]
+        if value is None:
+            return None
+        inner = [a for a in args if a is not type(None)][0]
+        return _check_value(key, value, inner)
+    if origin in (list, typing.List):
+        if not isinstance(value, (list, tuple)):
+            raise ConfigError(f"config key {key!r} needs a list of {_type_name(args[0])}; got {value!r}")
+        return [_check_value(f"{key}[{i}]", v, args[0]) for i, v in enumerate(value)]
+    if tp is float:
+        if isinstance(value, str):  # YAML 1.1 reads "1e-3" (no dot) as a string
+            try:
+                return float(value)
+            except ValueError:
+                pass
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ConfigError(f"config key {key!r} needs a number; got {value!r} ({type(value).__name__})")
+        return float(value)
+    if tp is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            if isinstance(value, float) and value.is_integer():
+                return int(value)
+            raise ConfigError(f"config key {key!r} needs an integer; got {value!r} ({type(value).__name__})")
+        return value
+    if tp is bool:
+        if not isinstance(value, bool):
+            raise ConfigError(f"config key {key!r} needs true or false; got {value!r} ({type(value).__name__})")
+        return value
+    if tp is str:
+        if not isinstance(value, str):
+            raise ConfigError(f"config key {key!r} needs a string; got {value!r} ({type(value).__name__})")
+        return value
+    raise ConfigError(f"config key {key!r} has an unsupported type {tp}")  # pragma: no cover
+
+
+def _unknown(key):
+    names = [f.name for f in fields(TrainConfig)]
+    close = difflib.get_close_matches(key, names, n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else f"; known keys: {', '.join(names)}"
+    return ConfigError(f"unknown config key {key!r}{hint}")
+
+
+def _validate(cfg: TrainConfig) -> TrainConfig:
+    checks = [
+        ("num_players", cfg.num_players in (2, 3, 4), "2, 3 or 4"),
+        ("device", cfg.device == "cpu" or cfg.device.startswith("cuda"), "cpu or cuda[:N]"),
+        ("activation", cfg.activation in ("relu", "tanh"), "relu or tanh"),
+        ("num_envs", cfg.num_envs >= 1, "a positive integer"),
+        ("num_steps", cfg.num_steps >= 1, "a positive integer"),
+        ("minibatch_size", cfg.minibatch_size >= 1, "a positive integer"),
+        ("update_epochs", cfg.update_epochs >= 1, "a positive integer"),
+        ("gamma", 0.0 <= cfg.gamma <= 1.0, "between 0 and 1"),
+        ("gae_lambda", 0.0 <= cfg.gae_lambda <= 1.0, "between 0 and 1"),
+        ("hidden_sizes", len(cfg.hidden_sizes) >= 1 and min(cfg.hidden_sizes) >= 1, "a non-empty list of positive widths"),
+        ("snapshot_every", cfg.snapshot_every >= 1, "a positive integer"),
+        ("pool_size", cfg.pool_size >= 1, "a positive integer"),
+        ("eval_games", cfg.eval_games >= 1, "a positive integer"),
+    ]
+    for key, ok, allowed in checks:
+        if not ok:
+            raise ConfigError(f"config key {key!r} has the value {getattr(cfg, key)!r}; allowed: {allowed}")
+    shares = [cfg.opp_self, cfg.opp_pool, cfg.opp_greedy, cfg.opp_random]
+    if min(shares) < 0 or sum(shares) <= 0:
+        raise ConfigError("opponent shares opp_self, opp_pool, opp_greedy, opp_random must be >= 0 with a positive sum")
+    if cfg.best_metric not in cfg.eval_opponents:
+        raise ConfigError(f"config key 'best_metric' is {cfg.best_metric!r}; allowed: one of eval_opponents {cfg.eval_opponents}")
+    return cfg
+
+
+def make_config(values: dict) -> TrainConfig:
+    """A validated :class:`TrainConfig` from a dict (unknown keys and wrong types are errors)."""
+    kinds = typing.get_type_hints(TrainConfig)
+    known = {f.name for f in fields(TrainConfig)}
+    converted = {}
+    for key, value in values.items():
+        if key not in known:
+            raise _unknown(key)
+        converted[key] = _check_value(key, value, kinds[key])
+    return _validate(TrainConfig(**converted))
+
+
+def parse_override(text: str):
+    """``"key=value"`` -> ``(key, value)``; the value is read as YAML (``1e-3``, ``true``, ``[64, 64]``)."""
+    key, eq, raw = text.partition("=")
+    if not eq or not key.strip():
+        raise ConfigError(f"cannot read override {text!r}; write key=value")
+    try:
+        value = yaml.safe_load(raw) if raw.strip() else ""
+    except yaml.YAMLError:
+        value = raw
+    return key.strip(), value
+
+
+def load_config(path=None, overrides=()) -> TrainConfig:
+    """The config from a YAML file (optional) with ``key=value`` overrides applied on top."""
+    values = {}
+    if path is not None:
+        with open(path) as f:
+            loaded = yaml.safe_load(f) or {}
+        if not isinstance(loaded, dict):
+            raise ConfigError(f"{path}: a config file must be a mapping of keys to values")
+        values.update(loaded)
+    for text in overrides:
+        key, value = parse_override(text)
+        values[key] = value
+    return make_config(values)
+
+
+def to_dict(cfg: TrainConfig) -> dict:
+    return asdict(cfg)
+
+
+def defaults() -> dict:
+    return {f.name: (f.default if f.default is not MISSING else f.default_factory()) for f in fields(TrainConfig)}

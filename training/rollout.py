@@ -1,0 +1,325 @@
+"""Batched rollout collection with per-seat transition chains.
+
+One :class:`Collector` drives a :class:`~allfives_env.vector.VectorAllFives`
+of ``num_envs`` games. Each game has an *opponent type*, drawn when the game
+starts: ``self`` (every seat is the learner), ``pool`` (the learner holds one
+seat, or one partnership, against a past snapshot), ``greedy`` or ``random``
+(against that baseline). At every step the learner's rows go through the
+network in one batched forward pass; the snapshot's rows in one more; the
+baselines are vectorised (greedy reads the observation's
+``placement_points`` part and breaks ties exactly as
+:func:`allfives_env.agents.greedy_action`).
+
+Reward attribution (the same as the AEC env's ``last()``): the environment
+returns every seat's reward at every step; each learner seat keeps the index
+of its *pending* transition (its last decision) per game, and every step's
+reward for that seat is added to it, whoever moved. A seat's transition is
+closed (linked to its next decision) when the seat acts again, or marked
+``done`` when the episode ends (the final step's reward, including the win
+reward, belongs to the ended episode even though the game auto-resets).
+Transitions still pending when the rollout ends are carried into the next
+rollout, so each is trained on once, with the correct successor.
+
+Rewards: ``reward_points`` times the zero-sum points of each step (own side's
+gain minus the mean of the other sides'; partners share their side's) plus
+``reward_win`` (+1 / -1, 0 for a drawn game) at a game's end.
+"""
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from allfives_env.agents.ppo_net import PolicyNet
+from allfives_env.rules.actions import DRAW, NUM_ACTIONS
+from allfives_env.rules.tiles import heaviness
+from allfives_env.vector import VectorAllFives
+
+SELF, POOL, GREEDY, RANDOM = 0, 1, 2, 3
+OPPONENT_TYPES = ("self", "pool", "greedy", "random")
+
+# Greedy tie-break per placement action: heavier tile first, then the lower slot.
+_HEAVY_RANK = {t: rank for rank, t in enumerate(sorted(range(28), key=heaviness))}
+GREEDY_TIEBREAK = np.array([_HEAVY_RANK[a >> 2] * 4 + (3 - (a & 3)) for a in range(DRAW)], np.float64)
+
+
+def greedy_actions(obs, mask, points_offset):
+    """The greedy baseline's action in every row (exactly ``greedy_action``'s choice)."""
+    points = np.rint(obs[:, points_offset:points_offset + DRAW].astype(np.float64) * 35.0)
+    key = np.where(mask[:, :DRAW] > 0, points * 1000.0 + GREEDY_TIEBREAK, -1.0)
+    best = key.argmax(axis=1)
+    no_placement = key[np.arange(len(best)), best] < 0
+    if no_placement.any():
+        best[no_placement] = mask[no_placement].argmax(axis=1)  # draw or pass, the only legal action
+    return best
+
+
+def random_actions(mask, rng):
+    """A uniformly random legal action per row."""
+    noise = rng.random(mask.shape) * (mask > 0)
+    return noise.argmax(axis=1)
+
+
+def sample_actions(logits, mask, rng):
+    """Sample from the softmax over legal actions (inverse CDF); ``(actions, log_probs)``.
+
+    ``logits`` is a float32 numpy array (B, 114). An illegal action has
+    probability exactly 0, so it is never chosen, whatever its logit."""
+    legal = mask > 0
+    masked = np.where(legal, logits, -np.inf)
+    shifted = masked - masked.max(axis=1, keepdims=True)
+    weights = np.exp(shifted)
+    cdf = np.cumsum(weights, axis=1)
+    total = cdf[:, -1]
+    u = (1.0 - rng.random(len(total))) * total  # in (0, total]
+    actions = (cdf < u[:, None]).sum(axis=1)
+    actions = np.minimum(actions, NUM_ACTIONS - 1 - legal[:, ::-1].argmax(axis=1))  # guard: last legal action
+    rows = np.arange(len(actions))
+    return actions, shifted[rows, actions] - np.log(total)
+
+
+@dataclass
+class Batch:
+    """The trainable transitions of one rollout (numpy arrays, flat)."""
+
+    obs: np.ndarray
+    mask: np.ndarray
+    actions: np.ndarray
+    logprobs: np.ndarray
+    values: np.ndarray
+    advantages: np.ndarray
+    returns: np.ndarray
+    rewards: np.ndarray  # the reward credited to each decision (for logs and tests)
+    done: np.ndarray  # the seat's last decision of its episode
+    seat: np.ndarray  # the acting seat
+    game: np.ndarray  # the game index in the batched environment
+
+    def __len__(self):
+        return len(self.actions)
+
+
+class Buffer:
+    """Flat transition storage: carried transitions first, then ``num_steps * num_envs`` slots."""
+
+    def __init__(self, capacity, obs_dim, num_actions):
+        self.obs = np.zeros((capacity, obs_dim), np.float32)
+        self.mask = np.zeros((capacity, num_actions), np.bool_)
+        self.actions = np.zeros(capacity, np.int64)
+        self.logprobs = np.zeros(capacity, np.float32)
+        self.values = np.zeros(capacity, np.float32)
+        self.rewards = np.zeros(capacity, np.float64)
+        self.done = np.zeros(capacity, np.bool_)
+        self.next_index = np.full(capacity, -1, np.int64)
+        self.valid = np.zeros(capacity, np.bool_)
+        self.seat = np.zeros(capacity, np.int64)
+        self.game = np.zeros(capacity, np.int64)
+
+    def clear(self, start, upto):
+        """Empty the slots ``start:upto`` (the carried transitions before ``start`` keep their rewards)."""
+        self.rewards[start:upto] = 0.0
+        self.done[start:upto] = False
+        self.next_index[:upto] = -1
+        self.valid[start:upto] = False
+
+    def move(self, src, dst):
+        """Copy the transitions ``src`` to the slots ``dst`` (``dst`` before ``src``)."""
+        for name in ("obs", "mask", "actions", "logprobs", "values", "rewards", "done", "valid", "seat", "game"):
+            arr = getattr(self, name)
+            arr[dst] = arr[src]
+        self.next_index[dst] = -1
+
+
+class Collector:
+    """Steps ``cfg.num_envs`` games with the learner, its snapshots and the baselines."""
+
+    def __init__(self, cfg, device="cpu"):
+        self.cfg = cfg
+        self.device = torch.device(device)
+        rule_options = {} if cfg.target is None else {"target": cfg.target}
+        self.env = VectorAllFives(cfg.num_envs, num_players=cfg.num_players, episode="game", reward="zero_sum",
+                                  auto_forced=cfg.auto_forced, **rule_options)
+        self.config = self.env.config
+        self.n = self.env.num_players
+        self.B = cfg.num_envs
+        self.obs_dim = self.env.observation_size
+        self.points_offset = self.env.layout.offset("placement_points")
+        self.seat_side = np.array([self.config.side_of(s) for s in range(self.n)])
+        shares = np.array([cfg.opp_self, cfg.opp_pool, cfg.opp_greedy, cfg.opp_random], np.float64)
+        self.shares = shares / shares.sum()
+        self.rng = np.random.default_rng(np.random.SeedSequence([cfg.seed, 7]))
+        self.buffer = Buffer(cfg.num_steps * self.B + self.B * self.n, self.obs_dim, self.env.num_actions)
+        self.opponent_net = None  # set by set_opponent()
+        self.out = self.env.reset(seed=cfg.seed)
+        self.game_type = np.zeros(self.B, np.int64)
+        self.learner = np.zeros((self.B, self.n), np.bool_)
+        self.learner_side = np.zeros(self.B, np.int64)
+        self._assign(np.arange(self.B))
+        self.pending = np.full((self.B, self.n), -1, np.int64)  # slot of each seat's pending transition
+        self.num_carry = 0
+        self.env_steps = 0  # decisions made (all seats)
+        self.timing = {"env": 0.0, "inference": 0.0, "bookkeeping": 0.0}
+        self.results = {name: [] for name in OPPONENT_TYPES[1:]}  # learner outcome per finished game
+
+    # -------------------------------------------------------------- opponents
+    def _assign(self, games):
+        """Draw the opponent type and the learner's seats of the games ``games``."""
+        k = len(games)
+        if k == 0:
+            return
+        types = self.rng.choice(4, size=k, p=self.shares)
+        sides = self.rng.integers(self.config.num_sides, size=k)
+        self.game_type[games] = types
+        self.learner_side[games] = sides
+        learner = self.seat_side[None, :] == sides[:, None]
+        learner[types == SELF] = True
+        self.learner[games] = learner
+
+    def set_opponent(self, net: PolicyNet):
+        """The snapshot that plays the ``pool`` games of the next rollout."""
+        self.opponent_net = net
+
+    # -------------------------------------------------------------- collection
+    @torch.no_grad()
+    def collect(self, net: PolicyNet) -> Batch:
+        """Play ``num_steps`` steps in every game; return the trainable transitions with GAE."""
+        cfg, B, buf, env = self.cfg, self.B, self.buffer, self.env
+        base = self.num_carry
+        buf.clear(base, base + cfg.num_steps * B)
+        timing = self.timing
+        rows = np.arange(B)
+        out = self.out
+        for t in range(cfg.num_steps):
+            t0 = time.perf_counter()
+            mover = out.to_move.copy()
+            is_learner = self.learner[rows, mover]
+            li = np.flatnonzero(is_learner)
+            obs, mask = out.obs, out.mask
+            actions = np.empty(B, np.int64)
+            t1 = time.perf_counter()
+            logits, values = self._forward(net, obs[li])
+            a, logp = sample_actions(logits, mask[li], self.rng)
+            actions[li] = a
+            opp = np.flatnonzero(~is_learner)
+            if len(opp):
+                kinds = self.game_type[opp]
+                pool = opp[kinds == POOL]
+                if len(pool):
+                    plogits, _ = self._forward(self.opponent_net or net, obs[pool])
+                    actions[pool] = sample_actions(plogits, mask[pool], self.rng)[0]
+                greedy = opp[kinds == GREEDY]
+                if len(greedy):
+                    actions[greedy] = greedy_actions(obs[greedy], mask[greedy], self.points_offset)
+                rnd = opp[kinds == RANDOM]
+                if len(rnd):
+                    actions[rnd] = random_actions(mask[rnd], self.rng)
+            t2 = time.perf_counter()
+            # store the learner's decisions and link each to its seat's previous one
+            slots = base + t * B + li
+            buf.obs[slots] = obs[li]
+            buf.mask[slots] = mask[li] > 0
+            buf.actions[slots] = a
+            buf.logprobs[slots] = logp
+            buf.values[slots] = values
+            buf.valid[slots] = True
+            seats = mover[li]
+            buf.seat[slots] = seats
+            buf.game[slots] = li
+            prev = self.pending[li, seats]
+            linked = prev >= 0
+            buf.next_index[prev[linked]] = slots[linked]
+            self.pending[li, seats] = slots
+            t3 = time.perf_counter()
+            out = env.step(actions)
+            t4 = time.perf_counter()
+            self._credit(out)
+            self.env_steps += B
+            t5 = time.perf_counter()
+            timing["inference"] += t2 - t1
+            timing["env"] += t4 - t3
+            timing["bookkeeping"] += (t1 - t0) + (t3 - t2) + (t5 - t4)
+        self.out = out
+        t0 = time.perf_counter()
+        batch = self._finish(base + cfg.num_steps * B)
+        timing["bookkeeping"] += time.perf_counter() - t0
+        return batch
+
+    def _forward(self, net, obs):
+        logits, values = net(torch.from_numpy(obs).to(self.device))
+        return logits.float().cpu().numpy(), values.float().cpu().numpy()
+
+    def _credit(self, out):
+        """Add this step's rewards to every pending learner transition; close ended games."""
+        buf, cfg = self.buffer, self.cfg
+        pb, ps = np.nonzero(self.pending >= 0)
+        if cfg.reward_points:
+            buf.rewards[self.pending[pb, ps]] += cfg.reward_points * out.rewards[pb, ps]
+        ended = np.flatnonzero(out.terminated)
+        if len(ended) == 0:
+            return
+        final = out.final_scores[ended]
+        best = final.max(axis=1, keepdims=True)
+        top = final == best
+        drawn = top.sum(axis=1) > 1
+        side_value = np.where(top, np.where(drawn[:, None], 0.0, 1.0), -1.0)  # (E, sides)
+        seat_value = side_value[:, self.seat_side]  # (E, n)
+        for k, b in enumerate(ended):
+            for s in range(self.n):
+                slot = self.pending[b, s]
+                if slot >= 0:
+                    buf.rewards[slot] += cfg.reward_win * seat_value[k, s]
+                    buf.done[slot] = True
+            kind = self.game_type[b]
+            if kind != SELF:
+                outcome = side_value[k, self.learner_side[b]]
+                self.results[OPPONENT_TYPES[kind]].append(1.0 if outcome > 0 else (0.5 if outcome == 0 else 0.0))
+        self.pending[ended] = -1
+        self._assign(ended)
+
+    def _finish(self, used) -> Batch:
+        from .advantages import chain_gae
+
+        buf, cfg = self.buffer, self.cfg
+        adv, ret, trainable = chain_gae(buf.rewards[:used], buf.values[:used], buf.done[:used],
+                                        buf.next_index[:used], cfg.gamma, cfg.gae_lambda, valid=buf.valid[:used])
+        idx = np.flatnonzero(trainable)
+        batch = Batch(buf.obs[idx].copy(), buf.mask[idx].copy(), buf.actions[idx].copy(), buf.logprobs[idx].copy(),
+                      buf.values[idx].copy(), adv[idx].astype(np.float32), ret[idx].astype(np.float32),
+                      buf.rewards[idx].astype(np.float32), buf.done[idx].copy(), buf.seat[idx].copy(), buf.game[idx].copy())
+        # carry the pending transitions to the front of the buffer for the next rollout
+        pb, ps = np.nonzero(self.pending >= 0)
+        src = self.pending[pb, ps]
+        order = np.argsort(src)  # keep time order
+        src, pb, ps = src[order], pb[order], ps[order]
+        dst = np.arange(len(src))
+        buf.move(src, dst)
+        self.pending[pb, ps] = dst
+        self.num_carry = len(src)
+        return batch
+
+    def pop_results(self) -> dict:
+        """Learner win rate per opponent type over the games finished since the last call."""
+        res = {name: (float(np.mean(v)) if v else float("nan"), len(v)) for name, v in self.results.items()}
+        self.results = {name: [] for name in OPPONENT_TYPES[1:]}
+        return res
+
+    # -------------------------------------------------------------- state for checkpoints
+    def state_dict(self) -> dict:
+        """Everything needed to continue collection exactly (environment included)."""
+        return {"env": self.env, "out": self.out.copy(), "rng": self.rng.bit_generator.state,
+                "game_type": self.game_type, "learner": self.learner, "learner_side": self.learner_side,
+                "pending": self.pending, "num_carry": self.num_carry, "env_steps": self.env_steps,
+                "carry": {name: getattr(self.buffer, name)[:self.num_carry].copy()
+                          for name in ("obs", "mask", "actions", "logprobs", "values", "rewards", "done", "valid", "seat", "game")}}
+
+    def load_state_dict(self, state):
+        self.env = state["env"]
+        out = self.env.current()
+        for name, value in vars(state["out"]).items():
+            getattr(out, name)[...] = value
+        self.out = out
+        self.rng.bit_generator.state = state["rng"]
+        self.game_type, self.learner, self.learner_side = state["game_type"], state["learner"], state["learner_side"]
+        self.pending, self.num_carry, self.env_steps = state["pending"], state["num_carry"], state["env_steps"]
+        for name, value in state["carry"].items():
+            getattr(self.buffer, name)[:self.num_carry] = value
