@@ -1,0 +1,109 @@
+"""Decisions per second of the batched env next to the AEC env, in one run.
+
+Both play uniformly random legal actions and build the observation and the
+action mask at every decision:
+
+* AEC env: ``env()`` driven by ``agent_iter/last/step``, the action drawn with
+  a numpy Generator among the mask's ones (as ``benchmarks/aec_speed.py``).
+* Vector env: ``VectorAllFives.step`` over B games, the actions drawn by
+  ``random_legal_actions`` (numba, per-game streams) from the returned masks;
+  the timing includes that draw.
+
+Reports the median over ``--repeats`` timed runs of ``--seconds`` each, the
+process CPU time per decision (a steadier figure on a shared machine), the
+memory per game, and the time of the first reset+step (numba compile, or
+loading it from the cache).
+
+    python benchmarks/vector_speed.py [--sizes 1024 65536] [--players 2] [--seconds 2] [--repeats 5]
+"""
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+
+
+def aec_decisions_per_second(num_players, seconds, seed=0):
+    from allfives_env import env
+
+    game_env = env(num_players=num_players)
+    rng = np.random.default_rng(seed)
+    decisions, episode = 0, 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        game_env.reset(seed=seed + episode)
+        episode += 1
+        for agent in game_env.agent_iter():
+            observation, reward, termination, truncation, info = game_env.last()
+            if termination or truncation:
+                action = None
+            else:
+                legal = np.flatnonzero(observation["action_mask"])
+                action = int(legal[rng.integers(len(legal))])
+                decisions += 1
+            game_env.step(action)
+    return decisions / (time.perf_counter() - start)
+
+
+def vector_run(venv, seconds, pick, actions, out):
+    """Step for about ``seconds``; returns (decisions/s wall, CPU ns per decision, last output)."""
+    from allfives_env.vector import random_legal_actions
+
+    steps = 0
+    cpu, start = time.process_time(), time.perf_counter()
+    while True:
+        for _ in range(8):
+            out = venv.step(random_legal_actions(out.mask, pick, actions))
+        steps += 8
+        wall = time.perf_counter() - start
+        if wall >= seconds:
+            break
+    decisions = steps * venv.num_envs
+    return decisions / wall, (time.process_time() - cpu) / decisions * 1e9, out
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1024, 65536], help="numbers of games B")
+    parser.add_argument("--players", type=int, default=2)
+    parser.add_argument("--seconds", type=float, default=2.0, help="length of one timed run")
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--parallel", choices=["auto", "on", "off"], default="on",
+                        help="numba threads over games (auto: the env's default, B >= 4096)")
+    args = parser.parse_args()
+
+    start = time.perf_counter()
+    from allfives_env.vector import VectorAllFives, make_rng_state, random_legal_actions
+
+    parallel = {"auto": None, "on": True, "off": False}[args.parallel]
+    probe = VectorAllFives(8, num_players=args.players, parallel=parallel)
+    out = probe.reset(seed=0)
+    probe.step(random_legal_actions(out.mask, make_rng_state(0, 8)))
+    print(f"import + first reset/step (compile or cache load): {time.perf_counter() - start:.1f} s")
+
+    aec = [aec_decisions_per_second(args.players, args.seconds, seed=r) for r in range(args.repeats)]
+    aec_median = statistics.median(aec)
+    print(f"AEC env ({args.players} players): {aec_median:,.0f} decisions/s "
+          f"(median of {args.repeats}: {', '.join(f'{x:,.0f}' for x in aec)})")
+
+    for size in args.sizes:
+        venv = VectorAllFives(size, num_players=args.players, parallel=parallel)
+        out = venv.reset(seed=1)
+        pick = make_rng_state(2, size)
+        actions = np.empty(size, np.int64)
+        vector_run(venv, min(0.3, args.seconds), pick, actions, out)  # warm up
+        runs = []
+        for _ in range(args.repeats):
+            rate, cpu_ns, out = vector_run(venv, args.seconds, pick, actions, out)
+            runs.append((rate, cpu_ns))
+        rate = statistics.median(r for r, _ in runs)
+        cpu_ns = statistics.median(c for _, c in runs)
+        print(f"vector B={size:>6} (parallel={venv.parallel}): {rate:,.0f} decisions/s "
+              f"= {rate / aec_median:.0f}x AEC; CPU {cpu_ns:.0f} ns/decision; "
+              f"{venv.memory_bytes() / size:,.0f} bytes/game "
+              f"(runs: {', '.join(f'{r:,.0f}' for r, _ in runs)})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,200 @@
+"""The batched env's contract: auto-reset, rewards, determinism, options, bad input."""
+
+import numpy as np
+import pytest
+
+from allfives_env.encoders import default_layout
+from allfives_env.rules.actions import DRAW
+from allfives_env.vector import VectorAllFives, make_rng_state, random_legal_actions
+
+
+def play(venv, steps, seed=0, out=None):
+    """Random legal steps; yields each output."""
+    pick = make_rng_state(seed, venv.num_envs)
+    out = out if out is not None else venv.reset(seed=seed)
+    for _ in range(steps):
+        out = venv.step(random_legal_actions(out.mask, pick))
+        yield out
+
+
+def test_reset_gives_a_valid_deal_and_a_lead():
+    """R4 deal sizes, the lead (R6) for the seat to move, scores zero."""
+    for n, size in ((2, 9), (3, 7), (4, 5)):
+        venv = VectorAllFives(64, num_players=n)
+        out = venv.reset(seed=3)
+        views = venv.views(out.obs)
+        assert out.obs.shape == (64, default_layout(n).size) and out.mask.shape == (64, 114)
+        np.testing.assert_array_equal(views["hand"].sum(axis=1), size)
+        np.testing.assert_allclose(views["hand_sizes"], size / 10)
+        np.testing.assert_array_equal(views["is_lead"][:, 0], 1)
+        np.testing.assert_array_equal(views["boneyard"][:, 0], 1)
+        np.testing.assert_array_equal(out.scores, 0)
+        assert out.new_hand.all() and not out.terminated.any()
+        # a lead is any own tile at W (R6)
+        lead_mask = np.zeros((64, 114), np.int8)
+        lead_mask[:, 0:112:4] = views["hand"]
+        np.testing.assert_array_equal(out.mask, lead_mask)
+
+
+def test_first_leader_is_uniform_R5():
+    venv = VectorAllFives(6000, num_players=3)
+    counts = np.bincount(venv.reset(seed=11).to_move, minlength=3)
+    assert all(1800 < c < 2200 for c in counts), counts
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_points_rewards_add_up_to_the_final_scores(num_players):
+    """reward="points": a seat's rewards over an episode sum to its side's final score;
+    a terminated game restarts at once (new lead, zero scores)."""
+    venv = VectorAllFives(64, num_players=num_players, target=60)
+    sides = venv.num_sides
+    side_of = [s % 2 if num_players == 4 else s for s in range(num_players)]
+    total = np.zeros((64, num_players))
+    ended = 0
+    for out in play(venv, 600, seed=num_players):
+        total += out.rewards
+        for b in np.flatnonzero(out.terminated):
+            ended += 1
+            for seat in range(num_players):
+                assert total[b, seat] == out.final_scores[b, side_of[seat]]
+            assert out.final_scores[b].max() >= 60  # R3: the game ends at the target
+            assert out.new_hand[b] and out.scores[b].tolist() == [0.0] * sides
+            assert venv.views(out.obs[b])["is_lead"][0] == 1
+            total[b] = 0
+        live = ~out.terminated
+        for seat in range(num_players):
+            np.testing.assert_array_equal(total[live, seat], out.scores[live, side_of[seat]])
+    assert ended > 20
+
+
+def test_win_rewards_only_at_the_end():
+    venv = VectorAllFives(64, num_players=4, reward="win", episode="hand")
+    ended = 0
+    for out in play(venv, 300, seed=5):
+        done = out.terminated
+        assert (out.rewards[~done] == 0).all()
+        if done.any():
+            ended += done.sum()
+            rewards = out.rewards[done]
+            assert set(np.unique(rewards)) <= {-1.0, 0.0, 1.0}
+            # partners share the result (R2), the other side gets the opposite or both draw
+            np.testing.assert_array_equal(rewards[:, 0], rewards[:, 2])
+            np.testing.assert_array_equal(rewards[:, 0], -rewards[:, 1])
+    assert ended > 50
+
+
+def test_zero_sum_rewards_sum_to_zero_over_sides():
+    venv = VectorAllFives(32, num_players=3, reward="zero_sum")
+    for out in play(venv, 200, seed=2):
+        np.testing.assert_allclose(out.rewards.sum(axis=1), 0, atol=1e-6)
+
+
+def test_auto_forced_never_asks_for_a_single_draw_or_pass():
+    venv = VectorAllFives(64, num_players=2, auto_forced=True, hand_size="five_each")
+    for out in play(venv, 300, seed=4):
+        single = out.mask.sum(axis=1) == 1
+        assert not (single & (out.mask[:, DRAW:].sum(axis=1) == 1)).any()
+
+
+def test_same_seed_same_actions_same_trajectories():
+    a = VectorAllFives(48, num_players=3, hand_scoring="bonus_net")
+    b = VectorAllFives(48, num_players=3, hand_scoring="bonus_net")
+    for out_a, out_b in zip(play(a, 150, seed=9), play(b, 150, seed=9)):
+        for name in ("to_move", "obs", "mask", "rewards", "terminated", "scores", "new_hand"):
+            np.testing.assert_array_equal(getattr(out_a, name), getattr(out_b, name))
+    c = VectorAllFives(48, num_players=3).reset(seed=10)
+    d = VectorAllFives(48, num_players=3).reset(seed=9)
+    assert not np.array_equal(c.obs, d.obs)
+
+
+def test_games_do_not_depend_on_the_batch_size():
+    """Game b's stream depends on (seed, b) only: the first 16 games of B=16 and B=40 agree."""
+    small, large = VectorAllFives(16), VectorAllFives(40)
+    np.testing.assert_array_equal(small.reset(seed=1).obs, large.reset(seed=1).obs[:16])
+
+
+def test_parallel_matches_serial():
+    serial = VectorAllFives(64, num_players=4, parallel=False)
+    threaded = VectorAllFives(64, num_players=4, parallel=True)
+    for out_s, out_t in zip(play(serial, 200, seed=6), play(threaded, 200, seed=6)):
+        np.testing.assert_array_equal(out_s.obs, out_t.obs)
+        np.testing.assert_array_equal(out_s.rewards, out_t.rewards)
+        np.testing.assert_array_equal(out_s.final_scores[out_s.terminated], out_t.final_scores[out_t.terminated])
+
+
+def test_outputs_are_buffers_copy_keeps_them():
+    venv = VectorAllFives(8)
+    out = venv.reset(seed=0)
+    kept = out.copy()
+    out2 = venv.step(random_legal_actions(out.mask, make_rng_state(0, 8)))
+    assert out2.obs is out.obs  # the same buffers, overwritten
+    assert not np.array_equal(kept.obs, out2.obs)
+
+
+def test_bad_actions_name_the_game_and_change_nothing():
+    venv = VectorAllFives(6, num_players=2)
+    out = venv.reset(seed=0)
+    before = out.copy()
+    actions = np.array([venv.legal_actions(b)[0] for b in range(6)])
+    illegal = int(np.flatnonzero(out.mask[4] == 0)[0])
+    actions[4] = illegal
+    with pytest.raises(ValueError, match=rf"game 4: action {illegal} .*not legal"):
+        venv.step(actions)
+    for bad in (-1, 114, 1000):
+        actions[4] = bad
+        with pytest.raises(ValueError, match=rf"game 4: action {bad}"):
+            venv.step(actions)
+    with pytest.raises(ValueError, match="shape"):
+        venv.step(actions[:5])
+    with pytest.raises(ValueError, match="shape"):
+        venv.step(actions.reshape(2, 3))
+    with pytest.raises(TypeError, match="dtype"):
+        venv.step(actions.astype(np.float64))
+    with pytest.raises(TypeError, match="dtype"):
+        venv.step(np.ones(6, bool))
+    current = venv.current()
+    for name in ("obs", "mask", "to_move", "scores"):
+        np.testing.assert_array_equal(getattr(current, name), getattr(before, name))
+    actions[4] = venv.legal_actions(4)[0]
+    venv.step(actions.astype(np.int32))  # any integer dtype is fine
+
+
+def test_options_are_checked():
+    with pytest.raises(ValueError, match=r"unknown option.*'colour'.*allowed.*hand_scoring"):
+        VectorAllFives(4, colour="red")
+    with pytest.raises(ValueError, match="episode"):
+        VectorAllFives(4, episode="match")
+    with pytest.raises(ValueError, match="reward"):
+        VectorAllFives(4, reward="elo")
+    with pytest.raises(ValueError, match="num_players"):
+        VectorAllFives(4, num_players=5)
+    with pytest.raises(ValueError, match="hand_scoring"):
+        VectorAllFives(4, hand_scoring="double")
+    with pytest.raises(ValueError, match="encoder"):
+        VectorAllFives(4, encoder="history")
+    with pytest.raises(ValueError, match="num_envs"):
+        VectorAllFives(0)
+    with pytest.raises(RuntimeError, match="reset"):
+        VectorAllFives(2).step(np.zeros(2, np.int64))
+
+
+def test_set_position_checks_the_deal():
+    venv = VectorAllFives(2, num_players=2)
+    venv.reset(seed=0)
+    hands = [list(range(9)), list(range(9, 18))]
+    with pytest.raises(ValueError, match="28 tiles"):
+        venv.set_position([0], [hands], [list(range(18, 27))], [0])
+    with pytest.raises(ValueError, match="not a seat"):
+        venv.set_position([0], [hands], [list(range(18, 28))], [2])
+    with pytest.raises(ValueError, match="already at the target"):
+        venv.set_position([0], [hands], [list(range(18, 28))], [0], scores=[[250, 0]])
+    out = venv.set_position([1], [hands], [list(range(18, 28))], [1], scores=[[10, 20.5]])
+    assert out.to_move[1] == 1 and out.scores[1].tolist() == [10.0, 20.5]
+    np.testing.assert_array_equal(venv.views(out.obs[1])["hand"], [0] * 9 + [1] * 9 + [0] * 10)
+
+
+def test_memory_per_game_is_small():
+    """B = 65,536 must fit easily: a few kB per game."""
+    for n in (2, 4):
+        venv = VectorAllFives(256, num_players=n)
+        assert venv.memory_bytes() / 256 < 4096
