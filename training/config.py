@@ -70,13 +70,13 @@ class TrainConfig:
     """widths of the shared MLP trunk"""
     activation: str = "relu"
     """relu or tanh"""
-    learning_rate: float = 5e-4
+    learning_rate: float = 2e-3
     """Adam learning rate"""
     anneal_lr: bool = True
     """decay the learning rate linearly to 0 over total_timesteps"""
-    gamma: float = 0.995
+    gamma: float = 0.99
     """discount per decision of the same seat"""
-    gae_lambda: float = 0.95
+    gae_lambda: float = 0.8
     """GAE lambda"""
     update_epochs: int = 3
     """passes over each batch"""

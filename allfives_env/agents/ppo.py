@@ -8,7 +8,7 @@ it. Loading needs torch but none of the training code.
 Checkpoint record (``torch.save`` of a dict)::
 
     {"format": "allfives-ppo", "version": 1,
-     "policy": {"net": {"obs_dim", "hidden_sizes", "activation"},
+     "policy": {"net": {"obs_dim", "hidden_sizes", "activation", "skip"},
                 "state_dict": {...}, "num_players": n, "rules": RulesConfig.to_dict(),
                 "encoder": "default"},
      ...}   # training checkpoints add optimizer, RNG and trainer state
@@ -103,6 +103,7 @@ class PPOAgent(BaseAgent):
         self._layers = [(m.weight.detach().numpy().T.copy(), m.bias.detach().numpy().copy())
                         for m in net.trunk if hasattr(m, "weight")]
         self._head = (net.policy_head.weight.detach().numpy().T.copy(), net.policy_head.bias.detach().numpy().copy())
+        self._direct = None if net.direct is None else net.direct.weight.detach().numpy().T.copy()
         self._encoders = {}
 
     def reset(self, seat, config, rng):
@@ -122,7 +123,8 @@ class PPOAgent(BaseAgent):
         for w, b in self._layers:
             h = h @ w + b
             h = np.maximum(h, 0.0) if self.activation == "relu" else np.tanh(h)
-        return h @ self._head[0] + self._head[1]
+        out = h @ self._head[0] + self._head[1]
+        return out if self._direct is None else out + obs @ self._direct
 
     def act(self, view, legal_actions):
         if len(legal_actions) == 1:

@@ -18,13 +18,20 @@ MASKED_LOGIT = -1e9
 
 
 class PolicyNet(nn.Module):
-    """MLP ``obs -> hidden... -> (logits[114], value)`` with a shared trunk."""
+    """MLP ``obs -> hidden... -> (logits[114], value)`` with a shared trunk.
 
-    def __init__(self, obs_dim: int, hidden_sizes=(256, 256), activation: str = "relu"):
+    With ``skip`` (the default) the logits also get a linear term straight from
+    the observation (initialised to zero): the observation holds per-action
+    parts (the points each placement scores now, the own hand), and a direct
+    path lets the policy use them at once instead of routing 112 action-aligned
+    features through the narrow trunk."""
+
+    def __init__(self, obs_dim: int, hidden_sizes=(256, 256), activation: str = "relu", skip: bool = True):
         super().__init__()
         if activation not in ACTIVATIONS:
             raise ValueError(f"activation={activation!r} is not allowed; allowed: {sorted(ACTIVATIONS)}")
         self.obs_dim, self.hidden_sizes, self.activation = int(obs_dim), tuple(int(h) for h in hidden_sizes), activation
+        self.skip = bool(skip)
         layers, width = [], self.obs_dim
         for h in self.hidden_sizes:
             layers += [nn.Linear(width, h), ACTIVATIONS[activation]()]
@@ -40,14 +47,21 @@ class PolicyNet(nn.Module):
         nn.init.zeros_(self.policy_head.bias)
         nn.init.orthogonal_(self.value_head.weight, gain=1.0)
         nn.init.zeros_(self.value_head.bias)
+        self.direct = nn.Linear(self.obs_dim, NUM_ACTIONS, bias=False) if self.skip else None
+        if self.direct is not None:
+            nn.init.zeros_(self.direct.weight)
 
     def forward(self, obs):
         h = self.trunk(obs)
-        return self.policy_head(h), self.value_head(h).squeeze(-1)
+        logits = self.policy_head(h)
+        if self.direct is not None:
+            logits = logits + self.direct(obs)
+        return logits, self.value_head(h).squeeze(-1)
 
     def spec(self) -> dict:
         """The constructor arguments, stored beside the weights in every checkpoint."""
-        return {"obs_dim": self.obs_dim, "hidden_sizes": list(self.hidden_sizes), "activation": self.activation}
+        return {"obs_dim": self.obs_dim, "hidden_sizes": list(self.hidden_sizes), "activation": self.activation,
+                "skip": self.skip}
 
 
 def masked_logits(logits, mask):
