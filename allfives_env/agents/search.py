@@ -18,10 +18,12 @@ sizes and known lacking suits):
 The action with the best mean plus ``prior_weight`` times its
 :mod:`~allfives_env.agents.heuristic` value wins (ties: the greedy order).
 The prior carries what greedy rollouts miss (denying the next reply, suit
-control, shedding): with ``prior_weight=1`` the search won 63% of 100
-duplicate 2-player games against the heuristic, against 51% without it.
+control, shedding): in 100 duplicate 2-player games against the heuristic the search
+won 51% without the prior and 63% with ``prior_weight=1`` (70% in the 200
+games of ``benchmarks/agent_strength.py``).
 Budget options:
-``samples`` (worlds per move), ``depth`` (steps per rollout, ``None`` = to the
+``samples`` (worlds per move; default :data:`DEFAULT_SAMPLES` by player
+count: 24 / 40 / 48 for 2 / 3 / 4 players), ``depth`` (steps per rollout, ``None`` = to the
 end of the hand) and ``time_ms`` (stop sampling a move once this many
 milliseconds have passed, after at least ``min_samples`` worlds).
 """
@@ -35,22 +37,32 @@ from .greedy import greedy_action
 from .heuristic import HeuristicAgent, score_placements
 
 
+#: Worlds per move when ``samples`` is not given: a 2-player game then takes about
+#: 0.5 s of CPU on one core of the development machine, 3 and 4 players a little more.
+DEFAULT_SAMPLES = {2: 24, 3: 40, 4: 48}
+
+
 class SearchAgent(BaseAgent):
     """search: determinized sampling of hidden states with greedy rollouts to the hand's end."""
 
     name = "search"
 
-    def __init__(self, samples=24, depth=None, time_ms=None, min_samples=4, win_value=100.0, prior_weight=1.0):
+    def __init__(self, samples=None, depth=None, time_ms=None, min_samples=4, win_value=100.0, prior_weight=1.0):
         super().__init__()
         self.prior_weight = float(prior_weight)
         self._prior = HeuristicAgent()
-        if int(samples) < 1:
+        if samples is not None and (not isinstance(samples, int) or samples < 1):
             raise ValueError(f"samples={samples!r}; allowed: a positive integer")
-        self.samples = int(samples)
+        self.samples = samples
+        self._samples = samples or DEFAULT_SAMPLES[2]
         self.depth = None if depth is None else int(depth)
         self.time_ms = time_ms
         self.min_samples = int(min_samples)
         self.win_value = float(win_value)
+
+    def reset(self, seat, config, rng):
+        super().reset(seat, config, rng)
+        self._samples = self.samples or DEFAULT_SAMPLES[config.num_players]
 
     def act(self, view, legal_actions):
         if len(legal_actions) == 1 or legal_actions[0] >= DRAW:
@@ -60,7 +72,7 @@ class SearchAgent(BaseAgent):
         deadline = None if self.time_ms is None else time.perf_counter() + self.time_ms / 1000.0
         side = view.side
         done = 0
-        for i in range(self.samples):
+        for i in range(self._samples):
             if deadline is not None and i >= self.min_samples and time.perf_counter() > deadline:
                 break
             world = sample_world(view, self.rng)
