@@ -1,0 +1,71 @@
+"""Numbers of finished runs: ``python -m training.summary RUN_DIR... [--reach 0.6 --vs greedy]``.
+
+For each run: decisions, wall time, mean decisions/s (per update and overall),
+the split of time between environment, inference, bookkeeping, update and
+evaluation, the last and best evaluation, and the first evaluation where the
+win rate against ``--vs`` reached ``--reach`` (decisions and wall minutes).
+With several runs (seeds) it also prints the spread of the time to reach it.
+"""
+
+import argparse
+import statistics
+import sys
+
+from .plot import read_metrics
+
+
+def summarize(run_dir, reach=0.6, vs="greedy") -> dict:
+    m = read_metrics(run_dir)
+    ups = [i for i, s in enumerate(m["sps"]) if s is not None]
+    parts = ("t_env", "t_inference", "t_bookkeeping", "t_update", "t_eval")
+    totals = {p: sum(v for v in m[p] if v is not None) for p in parts}
+    busy = sum(totals.values()) or 1.0
+    last = max(i for i, v in enumerate(m["global_step"]) if v is not None)
+    out = {"run": run_dir, "decisions": int(m["global_step"][last]), "wall_min": m["wall_s"][last] / 60,
+           "sps_per_update_mean": statistics.mean(m["sps"][i] for i in ups) if ups else float("nan"),
+           "sps_overall": m["global_step"][last] / max(m["wall_s"][last], 1e-9),
+           "time_split": {p[2:]: totals[p] / busy for p in parts}}
+    col = f"eval_{vs}_win"
+    evals = [i for i, v in enumerate(m.get(col, [])) if v is not None]
+    out["reached"] = None
+    for i in evals:
+        if m[col][i] >= reach:
+            out["reached"] = {"decisions": int(m["global_step"][i]), "wall_min": m["wall_s"][i] / 60, "win": m[col][i]}
+            break
+    if evals:
+        best = max(evals, key=lambda i: m[col][i])
+        out["best_eval"] = {"update": int(m["update"][best]), "win": m[col][best],
+                            "ci": [m[f"eval_{vs}_lo"][best], m[f"eval_{vs}_hi"][best]]}
+        out["last_eval"] = {c[5:-4]: m[c][evals[-1]] for c in m if c.startswith("eval_") and c.endswith("_win")}
+    return out
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m training.summary", description=__doc__.splitlines()[0])
+    p.add_argument("run_dirs", nargs="+")
+    p.add_argument("--reach", type=float, default=0.6, help="win rate to reach (default 0.6)")
+    p.add_argument("--vs", default="greedy", help="evaluation opponent (default greedy)")
+    args = p.parse_args(argv)
+    rows = []
+    for run in args.run_dirs:
+        s = summarize(run, args.reach, args.vs)
+        rows.append(s)
+        split = ", ".join(f"{k} {v:.0%}" for k, v in s["time_split"].items())
+        print(f"{run}: {s['decisions']:,} decisions in {s['wall_min']:.1f} min; "
+              f"{s['sps_per_update_mean']:,.0f} dec/s per update, {s['sps_overall']:,.0f} overall; time: {split}")
+        if "best_eval" in s:
+            print(f"  best vs {args.vs}: {s['best_eval']['win']:.3f} {s['best_eval']['ci']} at update {s['best_eval']['update']}; "
+                  f"last: {s['last_eval']}")
+        r = s["reached"]
+        print(f"  reached {args.reach:.0%} vs {args.vs}: " +
+              (f"after {r['decisions']:,} decisions, {r['wall_min']:.1f} min" if r else "not reached"))
+    reached = [s["reached"]["wall_min"] for s in rows if s["reached"]]
+    if len(rows) > 1:
+        print(f"time to {args.reach:.0%} vs {args.vs}: reached in {len(reached)}/{len(rows)} runs"
+              + (f"; minutes min {min(reached):.1f} / median {statistics.median(reached):.1f} / max {max(reached):.1f}"
+                 if reached else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
