@@ -15,6 +15,10 @@ memory per game, and the time of the first reset+step (numba compile, or
 loading it from the cache).
 
     python benchmarks/vector_speed.py [--sizes 1024 65536] [--players 2] [--seconds 2] [--repeats 5]
+                                      [--parallel both|on|off]
+
+The threaded runs need idle cores: on a shared, busy machine (check ``uptime``)
+they measure the other load more than the env.
 """
 
 import argparse
@@ -69,17 +73,18 @@ def main():
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--seconds", type=float, default=2.0, help="length of one timed run")
     parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--parallel", choices=["auto", "on", "off"], default="on",
-                        help="numba threads over games (auto: the env's default, B >= 4096)")
+    parser.add_argument("--parallel", choices=["both", "on", "off"], default="both",
+                        help="numba threads over games: measure with, without, or both")
     args = parser.parse_args()
 
     start = time.perf_counter()
     from allfives_env.vector import VectorAllFives, make_rng_state, random_legal_actions
 
-    parallel = {"auto": None, "on": True, "off": False}[args.parallel]
-    probe = VectorAllFives(8, num_players=args.players, parallel=parallel)
-    out = probe.reset(seed=0)
-    probe.step(random_legal_actions(out.mask, make_rng_state(0, 8)))
+    modes = {"both": [False, True], "on": [True], "off": [False]}[args.parallel]
+    for parallel in modes:
+        probe = VectorAllFives(8, num_players=args.players, parallel=parallel)
+        out = probe.reset(seed=0)
+        probe.step(random_legal_actions(out.mask, make_rng_state(0, 8)))
     print(f"import + first reset/step (compile or cache load): {time.perf_counter() - start:.1f} s")
 
     aec = [aec_decisions_per_second(args.players, args.seconds, seed=r) for r in range(args.repeats)]
@@ -87,7 +92,7 @@ def main():
     print(f"AEC env ({args.players} players): {aec_median:,.0f} decisions/s "
           f"(median of {args.repeats}: {', '.join(f'{x:,.0f}' for x in aec)})")
 
-    for size in args.sizes:
+    for size, parallel in [(size, parallel) for size in args.sizes for parallel in modes]:
         venv = VectorAllFives(size, num_players=args.players, parallel=parallel)
         out = venv.reset(seed=1)
         pick = make_rng_state(2, size)

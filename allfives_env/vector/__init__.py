@@ -20,8 +20,9 @@ Options are those of the AEC env (:mod:`allfives_env.env`): ``num_players``,
 the rule variants V1-V5 (``hand_size``, ``target``, ``first_leader``,
 ``hand_scoring``, ``divisor``), ``episode`` (``"game"``/``"hand"``),
 ``reward`` (``"points"``/``"zero_sum"``/``"win"``) and ``auto_forced``;
-``encoder`` must be ``"default"``. ``parallel`` spreads the games over numba
-threads (default: when B >= 4096). An unknown option raises ``ValueError``
+``encoder`` must be ``"default"``. ``parallel=True`` spreads the games over
+numba threads (off by default: it pays only on idle cores, and a busy machine
+makes its per-step barrier costly). An unknown option raises ``ValueError``
 naming the allowed ones.
 
 Every game is always at a decision: ``step(actions)`` takes ``actions`` of

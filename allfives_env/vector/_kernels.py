@@ -78,12 +78,12 @@ _MIX1 = _U(0xBF58476D1CE4E5B9)
 _MIX2 = _U(0x94D049BB133111EB)
 _S27, _S30, _S31, _S32 = _U(27), _U(30), _U(31), _U(32)
 
-OPTS = dict(cache=True, nogil=True, _nrt=False)  # inner kernels: see ENTRY
-# Entry points (called from Python) keep numba's reference counting; the inner
-# functions only index arrays they are given (they never allocate, return or
-# keep an array), so they skip it: otherwise every call would pay an atomic
-# incref/decref per array argument, which dominated the step time.
-ENTRY = dict(cache=True, nogil=True)
+# No kernel allocates, returns or keeps an array: they only index the arrays
+# they are given. So they are compiled without numba's reference counting
+# (``_nrt=False``); with it, every call paid an atomic incref/decref per array
+# argument, which dominated the step time (and made threads contend).
+OPTS = dict(cache=True, nogil=True, _nrt=False)
+ENTRY = OPTS
 
 
 # ------------------------------------------------------------------ random
@@ -714,7 +714,7 @@ def set_rewards(st, b, scores, hstart, gains, cfg, terminal, rewards):
                 rewards[b, seat] = -1.0
 
 
-@njit(**OPTS)
+@njit(**OPTS, inline='always')
 def step_game(b, action, st, hands, scores, hstart, gains, rng, cfg, fcfg, off,
               to_move, obs, mask, rewards, terminated, scores_out, new_hand,
               final_obs, final_scores, final_seat):

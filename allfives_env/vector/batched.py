@@ -56,12 +56,14 @@ class VectorAllFives:
         reward: ``"points"``, ``"zero_sum"`` or ``"win"`` (as the AEC env).
         auto_forced: resolve single-choice draws and passes inside the step (as the AEC env).
         encoder: only ``"default"`` (the :class:`~allfives_env.encoders.DefaultEncoder` vector).
-        parallel: spread the games over numba threads (``None``: when B >= 4096).
+        parallel: spread the games over numba threads (prange). Off by default: it
+            pays only with idle cores; on a busy or oversubscribed machine the
+            threads' barrier makes it far slower. Results are identical either way.
         **rule_options: the V1-V5 variants of :class:`~allfives_env.rules.RulesConfig`.
     """
 
     def __init__(self, num_envs, num_players=2, episode="game", reward="points", auto_forced=False,
-                 encoder="default", parallel=None, **rule_options):
+                 encoder="default", parallel=False, **rule_options):
         allowed_rules = [k for k in RulesConfig.__dataclass_fields__ if k != "num_players"]
         unknown = sorted(set(rule_options) - set(allowed_rules))
         if unknown:
@@ -78,7 +80,7 @@ class VectorAllFives:
         self.num_players = n = self.config.num_players
         self.num_sides = sides = self.config.num_sides
         self.episode, self.reward_mode, self.auto_forced = episode, reward, bool(auto_forced)
-        self.parallel = (B >= 4096) if parallel is None else bool(parallel)
+        self.parallel = bool(parallel)
         self.layout = default_layout(n)
         self.observation_size = D = self.layout.size
         self.num_actions = NUM_ACTIONS
