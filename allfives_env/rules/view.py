@@ -160,11 +160,12 @@ def sample_world(view: PlayerView, rng, attempts: int = 6) -> Game:
 
     Every unseen tile goes to another seat's hand or to the boneyard's
     undrawn part; each other seat gets exactly its public hand size and no
-    tile carrying a suit it is known to lack. With one constrained opponent
-    (2 players) the assignment is exactly uniform over consistent deals; with
-    more it first tries plain rejection sampling (exactly uniform when it
-    succeeds) and then falls back to a sequential draw that keeps Hall's
-    condition, which is always correct and close to uniform.
+    tile carrying a suit it is known to lack. When at most one other seat is
+    known to lack a suit (always so with 2 players) the assignment is exactly
+    uniform over the consistent deals; otherwise it first tries plain
+    rejection sampling (exactly uniform when it succeeds) and then falls back
+    to a sequential draw that keeps Hall's condition, which is always
+    correct and close to uniform.
 
     Draws already made by other seats stay hidden in the sampled game:
     their ``events`` entries and boneyard positions hold ``-1`` (nothing in
