@@ -27,6 +27,8 @@ def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--players", type=int, default=2, help="2, 3 or 4")
     p.add_argument("--reward", default="zero_sum", choices=["points", "zero_sum", "win"])
+    p.add_argument("--reward-scale", type=float, default=None,
+                   help="multiplies every reward; default 1/35 for points rewards (35 = most points in one play), 1 for win")
     p.add_argument("--iterations", type=int, default=5, help="PPO training iterations")
     p.add_argument("--batch-size", type=int, default=4000, help="env steps per iteration (train_batch_size_per_learner)")
     p.add_argument("--minibatch-size", type=int, default=500)
@@ -51,9 +53,11 @@ def build_config(args):
 
     from allfives_env.integrations.rllib import AllFivesMultiAgentEnv, masked_ppo_spec
 
+    scale = args.reward_scale if args.reward_scale is not None else (1.0 if args.reward == "win" else 1 / 35)
     return (
         PPOConfig()
-        .environment(AllFivesMultiAgentEnv, env_config={"num_players": args.players, "reward": args.reward})
+        .environment(AllFivesMultiAgentEnv, env_config={"num_players": args.players, "reward": args.reward,
+                                                        "reward_scale": scale})
         .multi_agent(policies={"main"}, policy_mapping_fn=lambda agent_id, episode, **kwargs: "main")
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={"main": masked_ppo_spec(args.hiddens)}))
         .env_runners(num_env_runners=args.num_env_runners, num_envs_per_env_runner=1)

@@ -13,6 +13,8 @@ RLlib's new API stack: ``RLModule`` / ``EnvRunner`` / ``Learner``).
   has ``"__all__": True``.
 * Observations are ``{"observations": float32 vector, "action_mask":
   float32 (114,)}``, the layout of RLlib's action-masking example.
+* ``reward_scale`` (default 1.0) multiplies every reward (points rewards reach
+  35 in one play; PPO's value loss is clipped at ``vf_clip_param``).
 * Illegal actions (RLlib's environment check samples unmasked actions):
   ``illegal_action="penalize"`` (the default) leaves the game unchanged and
   returns the same agent's observation with reward ``illegal_reward``
@@ -54,8 +56,8 @@ def observation_space(size: int) -> spaces.Dict:
 
 
 class AllFivesMultiAgentEnv(MultiAgentEnv):
-    """All Fives for RLlib; ``config`` = ``{"num_players": n, "illegal_action": ..,
-    "illegal_reward": .., **AEC env options}``.
+    """All Fives for RLlib; ``config`` = ``{"num_players": n, "reward_scale": ..,
+    "illegal_action": .., "illegal_reward": .., **AEC env options}``.
 
     Agent ids are ``"player_0" .. "player_{n-1}"``. Unknown options fail here,
     with the AEC environment's message.
@@ -68,6 +70,7 @@ class AllFivesMultiAgentEnv(MultiAgentEnv):
         if self.illegal_action not in ("penalize", "raise"):
             raise ValueError(f"illegal_action={self.illegal_action!r} is not allowed; allowed: ['penalize', 'raise']")
         self.illegal_reward = float(config.pop("illegal_reward", -1.0))
+        self.reward_scale = float(config.pop("reward_scale", 1.0))
         self.aec = raw_env(**config)
         self.possible_agents = list(self.aec.possible_agents)
         self.agents = list(self.possible_agents)
@@ -92,7 +95,7 @@ class AllFivesMultiAgentEnv(MultiAgentEnv):
         action = action.item() if isinstance(action, np.ndarray) else action
         if (self.illegal_action == "penalize" and self.action_spaces[agent].contains(action)
                 and not aec.observe(agent)["action_mask"][action]):
-            reward = aec._cumulative_rewards[agent] + self.illegal_reward
+            reward = self._reward(agent) + self.illegal_reward
             aec._cumulative_rewards[agent] = 0.0  # reported now, not again with the next observation
             return ({agent: self._observe(agent)}, {agent: float(reward)}, {"__all__": False}, {"__all__": False},
                     {agent: {**self._info(agent), "illegal_action": True}})
@@ -100,12 +103,16 @@ class AllFivesMultiAgentEnv(MultiAgentEnv):
         if aec.terminations[agent]:
             done = list(self.possible_agents)
             self.agents = []
-            return ({a: self._observe(a) for a in done}, {a: float(aec._cumulative_rewards[a]) for a in done},
+            return ({a: self._observe(a) for a in done}, {a: self._reward(a) for a in done},
                     {"__all__": True, **{a: True for a in done}}, {"__all__": False},
                     {a: self._info(a) for a in done})
         nxt = aec.agent_selection
-        return ({nxt: self._observe(nxt)}, {nxt: float(aec._cumulative_rewards[nxt])},
+        return ({nxt: self._observe(nxt)}, {nxt: self._reward(nxt)},
                 {"__all__": False}, {"__all__": False}, {nxt: self._info(nxt)})
+
+    def _reward(self, agent) -> float:
+        """What ``agent`` gained since it last acted (the AEC env's ``last()``), scaled."""
+        return float(self.aec._cumulative_rewards[agent]) * self.reward_scale
 
     def _observe(self, agent):
         obs = self.aec.observe(agent)

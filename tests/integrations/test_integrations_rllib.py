@@ -59,6 +59,12 @@ def test_every_agent_receives_its_sides_points(num_players):
             assert totals[agent] == pytest.approx(scores[config.side_of(seat)])
 
 
+def test_reward_scale_multiplies_every_reward():
+    plain, _ = play(AllFivesMultiAgentEnv({"num_players": 3}), 1, np.random.default_rng(1))
+    scaled, _ = play(AllFivesMultiAgentEnv({"num_players": 3, "reward_scale": 0.5}), 1, np.random.default_rng(1))
+    assert scaled == pytest.approx({a: r / 2 for a, r in plain.items()})
+
+
 def test_seeded_reset_replays():
     def run(seed):
         env = AllFivesMultiAgentEnv({"num_players": 3, "reward": "zero_sum"})
