@@ -136,7 +136,8 @@ class SingleAgentAllFives(gymnasium.Env):
         options = dict(options or {})
         seat_override = options.pop("learner", None)
         n = self.config.num_players
-        if seat_override is not None and not (isinstance(seat_override, (int, np.integer)) and 0 <= seat_override < n):
+        if seat_override is not None and (isinstance(seat_override, bool) or not (
+                isinstance(seat_override, (int, np.integer)) and 0 <= seat_override < n)):
             raise ValueError(f"reset option learner={seat_override!r}; allowed: a seat 0..{n - 1}")
         while True:
             if seat_override is not None:
@@ -150,8 +151,9 @@ class SingleAgentAllFives(gymnasium.Env):
             self._pending = self._learner_reward() + self._play_others()
             if not self._done:
                 break
-            # The episode ended before the learner's first decision (possible only
-            # with auto_forced=True); play another one with fresh deals.
+            # The episode ended before the learner's first decision (its forced
+            # draws and passes auto-played, or a given position); with random
+            # deals, play another episode.
             if options:
                 raise ValueError("the given position ends before the learner has a decision")
         return self._observe(), self._info()
