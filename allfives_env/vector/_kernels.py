@@ -6,11 +6,12 @@ Every function here mirrors one method of :class:`allfives_env.rules.game.Game`
 implements; the pure-Python engine stays the readable reference and
 ``tests/vector/test_vector_differential.py`` checks both agree step by step.
 
-State of game ``b`` (structure of arrays, one row per game):
+State of game ``b`` (structure of arrays, one row per game; every function
+takes the arrays and the game index ``b``, never a row view):
 
 * ``st[b]`` (int8, :data:`NUM_FIELDS` columns): the small fields below, then
   the deal order (28 tiles: the hands as dealt, then the boneyard in draw
-  order; ``BONE_POS`` points at the next tile to draw) and ``played_by`` (28).
+  order; ``BONE_POS`` points at the next tile to draw).
 * ``hands[b, seat]`` (int64, 8 columns): each seat's hand as a bit mask over
   tile indices (R1) in columns 0-3, the tiles each seat played this hand in
   columns ``PLAYED_MASK + seat`` (Game.played_by as masks).
@@ -20,6 +21,11 @@ State of game ``b`` (structure of arrays, one row per game):
 Config is passed as arrays so one compiled signature serves every variant:
 ``cfg`` (int64, ``C_*`` indices), ``fcfg`` (float64, ``F_*``) and ``off``
 (int64, the encoder offsets in :data:`OBS_PARTS` order).
+
+The kernels are compiled without numba's reference counting (see ``OPTS``):
+call only the entry points (``step_all_*``, ``reset_all``, ``set_deal``,
+``seed_streams``, ``random_legal_actions``) from Python, or any kernel from
+another jitted function.
 """
 
 import numpy as np
@@ -82,7 +88,12 @@ _S27, _S30, _S31, _S32 = _U(27), _U(30), _U(31), _U(32)
 # they are given. So they are compiled without numba's reference counting
 # (``_nrt=False``); with it, every call paid an atomic incref/decref per array
 # argument, which dominated the step time (and made threads contend).
-OPTS = dict(cache=True, nogil=True, _nrt=False)
+try:  # ``_nrt`` is a numba compiler option without a public spelling; keep working without it
+    from numba.core.cpu import CPUTargetOptions
+    _NO_REFCOUNT = {"_nrt": False} if hasattr(CPUTargetOptions, "_nrt") else {}
+except ImportError:  # pragma: no cover
+    _NO_REFCOUNT = {}
+OPTS = dict(cache=True, nogil=True, **_NO_REFCOUNT)
 ENTRY = OPTS
 
 
@@ -823,6 +834,7 @@ def random_legal_actions(mask, rng, out):
         total = 0
         for a in range(mask.shape[1]):
             total += mask[b, a]
+        out[b] = -1  # a row without legal actions (no game gives one) gets -1
         k = rand_below(rng, b, total)
         for a in range(mask.shape[1]):
             if mask[b, a]:
