@@ -109,7 +109,7 @@ _SPINNER_AT_END = _f32([0, 1, 0])
 _SPINNER_INSIDE = _f32([0, 0, 1])
 _COUNT = tuple(_f32([c / MAX_COUNT]) for c in range(MAX_COUNT + 1))
 _TENTHS = tuple(_f32([k / 10.0]) for k in range(29))  # hand sizes and tiles drawn
-_POINTS = tuple(_f32([p / MAX_POINTS]) for p in range(MAX_POINTS + 1))
+_POINTS = tuple(_f32([p / MAX_POINTS]) for p in range(MAX_COUNT + 1))  # 36 scores with divisor 3 (V5)
 _F32_PACK = struct.Struct("<f").pack
 
 
