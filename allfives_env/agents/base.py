@@ -35,7 +35,7 @@ inherit it (with the "spawn" start method, register in an imported module).
 import importlib
 import os
 from dataclasses import dataclass
-from typing import Callable, Optional, Protocol, runtime_checkable
+from typing import Callable, Protocol, runtime_checkable
 
 
 @runtime_checkable

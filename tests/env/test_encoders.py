@@ -5,7 +5,6 @@ import pytest
 
 from allfives_env.encoders import EVENT_FEATURES, DefaultEncoder, HistoryEncoder, default_layout
 from allfives_env.rules import DRAW, Game, RulesConfig, encode
-from allfives_env.rules.tiles import tile_index as ti
 
 from support import random_states
 

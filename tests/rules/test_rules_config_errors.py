@@ -1,6 +1,7 @@
 """Rules options (V1-V5) and user-given deals (R4) are validated with clear
 ValueErrors that name the key and what is allowed."""
 
+import dataclasses
 import math
 
 import numpy as np
@@ -62,7 +63,7 @@ def test_config_bad_choice_names_key_and_allowed(key, value, allowed):
 
 def test_config_is_immutable():
     config = RulesConfig()
-    with pytest.raises(Exception):
+    with pytest.raises(dataclasses.FrozenInstanceError):
         config.num_players = 3
 
 
