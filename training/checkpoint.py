@@ -73,10 +73,14 @@ def load_checkpoint(path, cfg_dict=None) -> dict:
         raise CheckpointError(f"{path!r} is a policy export, not a training checkpoint (missing {missing}); "
                               "it can be played (ppo:PATH) but not resumed")
     if cfg_dict is not None:
-        keys = ("num_players", "target", "hidden_sizes", "activation", "num_envs", "num_steps", "auto_forced")
-        diff = [k for k in keys if ckpt["config"].get(k) != cfg_dict.get(k)]
+        keys = ("num_players", "target", "hidden_sizes", "activation", "num_envs", "num_steps", "auto_forced",
+                "skip_single_choice")
+        from .config import defaults
+
+        stored = {**defaults(), **ckpt["config"]}  # keys added after the checkpoint was written take their defaults
+        diff = [k for k in keys if stored.get(k) != cfg_dict.get(k)]
         if diff:
-            detail = ", ".join(f"{k}: checkpoint {ckpt['config'].get(k)!r} vs config {cfg_dict.get(k)!r}" for k in diff)
+            detail = ", ".join(f"{k}: checkpoint {stored.get(k)!r} vs config {cfg_dict.get(k)!r}" for k in diff)
             raise CheckpointError(f"{path!r} is incompatible with this config ({detail})")
     try:
         ckpt["trainer"] = pickle.loads(ckpt["trainer"])

@@ -52,6 +52,8 @@ class TrainConfig:
     """environment steps per rollout (each step is one decision in each game)"""
     auto_forced: bool = True
     """let the environment play single-choice draws and passes itself"""
+    skip_single_choice: bool = False
+    """the learner plays moves with one legal action without a transition (rewards go to its previous decision)"""
     # ---- opponents (shares of games; normalised to sum to 1)
     opp_self: float = 0.6
     """share of games where every seat is the current policy"""

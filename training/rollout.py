@@ -193,14 +193,19 @@ class Collector:
             t0 = time.perf_counter()
             mover = out.to_move.copy()
             is_learner = self.learner[rows, mover]
-            li = np.flatnonzero(is_learner)
             obs, mask = out.obs, out.mask
             actions = np.empty(B, np.int64)
+            if cfg.skip_single_choice:  # a move without a choice is no decision: play it, keep the chain pending
+                single = is_learner & (mask.sum(axis=1) == 1)
+                actions[single] = mask[single].argmax(axis=1)
+                li = np.flatnonzero(is_learner & ~single)
+            else:
+                li = np.flatnonzero(is_learner)
             t1 = time.perf_counter()
             logits, values = self._forward(net, obs[li])
             a, logp = sample_actions(logits, mask[li], self.rng)
             actions[li] = a
-            opp = np.flatnonzero(~is_learner)
+            opp = np.flatnonzero(~is_learner)  # opponents' rows (single-choice ones included)
             if len(opp):
                 kinds = self.game_type[opp]
                 pool = opp[kinds == POOL]
