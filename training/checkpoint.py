@@ -27,7 +27,10 @@ def atomic_save(obj, path):
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".pt", dir=folder)
+    umask = os.umask(0)
+    os.umask(umask)
     try:
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600 files; give the usual permissions
         with os.fdopen(fd, "wb") as f:
             buf = io.BytesIO()
             torch.save(obj, buf)

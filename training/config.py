@@ -29,8 +29,8 @@ class TrainConfig:
     """seed of the games, the network initialisation and every sampled choice"""
     device: str = "cpu"
     """torch device for the network: cpu or cuda"""
-    torch_threads: int = 1
-    """torch.set_num_threads for the learner process (1 is fastest for these small nets on a busy 2-core machine)"""
+    torch_threads: int = 2
+    """torch.set_num_threads for the learner process (use 1 when other processes keep the cores busy)"""
     total_timesteps: int = 20_000_000
     """stop after this many environment decisions (all seats)"""
     max_minutes: float = 0.0
