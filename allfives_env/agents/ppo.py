@@ -87,6 +87,24 @@ def load_policy(path):
     return build_policy(policy, path), RulesConfig.from_options(**policy["rules"])
 
 
+#: (path, mtime, size) -> numpy weights: a policy is read with torch once per process, and worker
+#: processes forked by the arena reuse the parent's copy instead of calling torch after a fork (which can hang).
+_WEIGHTS = {}
+
+
+def _numpy_policy(path):
+    st = os.stat(path)
+    key = (os.path.abspath(path), st.st_mtime_ns, st.st_size)
+    if key not in _WEIGHTS:
+        net, rules = load_policy(path)
+        layers = [(m.weight.detach().numpy().T.copy(), m.bias.detach().numpy().copy())
+                  for m in net.trunk if hasattr(m, "weight")]
+        head = (net.policy_head.weight.detach().numpy().T.copy(), net.policy_head.bias.detach().numpy().copy())
+        direct = None if net.direct is None else net.direct.weight.detach().numpy().T.copy()
+        _WEIGHTS[key] = (rules, net.obs_dim, net.activation, layers, head, direct)
+    return _WEIGHTS[key]
+
+
 class PPOAgent(BaseAgent):
     """ppo:PATH: a trained PPO policy (most likely legal action; ``sample=true`` samples)."""
 
@@ -96,14 +114,10 @@ class PPOAgent(BaseAgent):
         super().__init__()
         self.path = path
         self.sample = bool(sample)
-        net, self.rules = load_policy(path)
+        if not os.path.isfile(path):
+            raise CheckpointError(f"checkpoint not found: {path!r}")
+        self.rules, self.obs_dim, self.activation, self._layers, self._head, self._direct = _numpy_policy(path)
         self.num_players = self.rules.num_players
-        self.obs_dim = net.obs_dim
-        self.activation = net.activation
-        self._layers = [(m.weight.detach().numpy().T.copy(), m.bias.detach().numpy().copy())
-                        for m in net.trunk if hasattr(m, "weight")]
-        self._head = (net.policy_head.weight.detach().numpy().T.copy(), net.policy_head.bias.detach().numpy().copy())
-        self._direct = None if net.direct is None else net.direct.weight.detach().numpy().T.copy()
         self._encoders = {}
 
     def reset(self, seat, config, rng):
