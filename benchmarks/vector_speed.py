@@ -26,28 +26,7 @@ import statistics
 import time
 
 import numpy as np
-
-
-def aec_decisions_per_second(num_players, seconds, seed=0):
-    from allfives_env import env
-
-    game_env = env(num_players=num_players)
-    rng = np.random.default_rng(seed)
-    decisions, episode = 0, 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        game_env.reset(seed=seed + episode)
-        episode += 1
-        for agent in game_env.agent_iter():
-            observation, reward, termination, truncation, info = game_env.last()
-            if termination or truncation:
-                action = None
-            else:
-                legal = np.flatnonzero(observation["action_mask"])
-                action = int(legal[rng.integers(len(legal))])
-                decisions += 1
-            game_env.step(action)
-    return decisions / (time.perf_counter() - start)
+from aec_speed import aec_decisions_per_second  # the same AEC loop as benchmarks/aec_speed.py
 
 
 def vector_run(venv, seconds, pick, actions, out):
@@ -87,7 +66,10 @@ def main():
         probe.step(random_legal_actions(out.mask, make_rng_state(0, 8)))
     print(f"import + first reset/step (compile or cache load): {time.perf_counter() - start:.1f} s")
 
-    aec = [aec_decisions_per_second(args.players, args.seconds, seed=r) for r in range(args.repeats)]
+    from allfives_env import env
+
+    aec = [aec_decisions_per_second(lambda: env(num_players=args.players), args.seconds, seed=r,
+                                    clock=time.perf_counter) for r in range(args.repeats)]
     aec_median = statistics.median(aec)
     print(f"AEC env ({args.players} players): {aec_median:,.0f} decisions/s "
           f"(median of {args.repeats}: {', '.join(f'{x:,.0f}' for x in aec)})")
