@@ -154,10 +154,10 @@ class raw_env(AECEnv):
 
     # ------------------------------------------------------------------ reset
     def reset(self, seed=None, options=None):
-        if seed is not None:
-            self._rng = np.random.default_rng(seed)
+        rng = self._rng if seed is None else np.random.default_rng(seed)
         position = _check_reset_options(options)
-        self.game.start_game(self._rng, **position)
+        self.game.start_game(rng, **position)  # raises on a bad position before changing anything
+        self._rng = rng
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}

@@ -83,7 +83,15 @@ class Game:
         order), ``leader`` (a seat) and ``scores`` (each side's start score)
         reproduce a position; any of them left ``None`` is drawn with ``rng``.
         """
-        self.scores = [0.0] * self.num_sides if scores is None else validate_scores(self.config, scores)
+        # Validate everything before changing anything: a refused position leaves the game as it was.
+        scores = [0.0] * self.num_sides if scores is None else validate_scores(self.config, scores)
+        if leader is not None:
+            leader = validate_leader(self.config, leader)
+        if hands is not None:
+            hands, boneyard = validate_deal(self.config, hands, boneyard, rng)
+        elif boneyard is not None:
+            raise ValueError("a 'boneyard' needs the 'hands' it goes with")
+        self.scores = scores
         self.game_over = False
         self.winners = ()
         self.hand_number = 0
@@ -98,22 +106,15 @@ class Game:
         self._deal(rng, None, None, None)
 
     def _deal(self, rng, hands, boneyard, leader):
+        """Deal a hand: given (already validated) hands/boneyard/leader, or drawn with ``rng``."""
         config = self.config
         if leader is None:
             leader = self.next_leader if self.next_leader is not None else draw_leader(config, rng)
-        elif not _is_int(leader) or leader not in range(self.num_players):
-            raise ValueError(f"leader={leader!r} is not a seat; allowed 0..{self.num_players - 1}")
-        else:
-            leader = int(leader)
         if hands is None:
-            if boneyard is not None:
-                raise ValueError("a 'boneyard' needs the 'hands' it goes with")
             order = [int(t) for t in rng.permutation(28)]
             size = config.tiles_per_hand
             hands = [order[i * size:(i + 1) * size] for i in range(self.num_players)]
             boneyard = order[self.num_players * size:]
-        else:
-            hands, boneyard = validate_deal(config, hands, boneyard, rng)
         self.hands = [tiles_to_mask(h) for h in hands]
         self.boneyard = boneyard
         self.bone_pos = 0
@@ -456,18 +457,28 @@ def validate_deal(config: RulesConfig, hands, boneyard, rng):
             )
     dealt = [t for hand in hands for t in hand]
     if boneyard is None:
+        _check_partition(dealt, expect_all=False)  # before rng is touched
         rest = sorted(set(range(28)) - set(dealt))
         boneyard = [rest[i] for i in rng.permutation(len(rest))]
     else:
         boneyard = [_tile_id(t, "boneyard") for t in boneyard]
-    every = dealt + boneyard
-    missing = sorted(set(range(28)) - set(every))
-    repeated = sorted({t for t in every if every.count(t) > 1})
-    if missing or repeated or len(every) != 28:
+    _check_partition(dealt + boneyard, expect_all=True)
+    return hands, boneyard
+
+
+def _check_partition(tiles, expect_all):
+    missing = sorted(set(range(28)) - set(tiles)) if expect_all else []
+    repeated = sorted({t for t in tiles if tiles.count(t) > 1})
+    if missing or repeated or (expect_all and len(tiles) != 28):
         raise ValueError(
             f"the deal must hold all 28 tiles exactly once; missing {missing}, repeated {repeated}"
         )
-    return hands, boneyard
+
+
+def validate_leader(config: RulesConfig, leader) -> int:
+    if not _is_int(leader) or leader not in range(config.num_players):
+        raise ValueError(f"leader={leader!r} is not a seat; allowed 0..{config.num_players - 1}")
+    return int(leader)
 
 
 def validate_scores(config: RulesConfig, scores) -> list:

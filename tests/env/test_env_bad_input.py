@@ -122,3 +122,19 @@ def test_step_before_reset_is_an_error():
     env = allfives_env.env(num_players=2)
     with pytest.raises(Exception, match="reset"):
         env.step(0)
+
+
+def test_a_refused_reset_changes_nothing():
+    """A malformed position is refused before the game, the seed or the agents change."""
+    env = allfives_env.env(num_players=2)
+    env.reset(seed=4)
+    obs, *_ = env.last()
+    env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    before = snapshot(env)
+    rng_state = env.unwrapped._rng.bit_generator.state
+    with pytest.raises(ValueError, match="repeated"):
+        env.reset(seed=9, options={"hands": [list(range(9)), list(range(8, 17))], "leader": 1, "scores": [5, 5]})
+    assert snapshot(env) == before
+    assert env.unwrapped._rng.bit_generator.state == rng_state
+    obs, *_ = env.last()
+    env.step(int(np.flatnonzero(obs["action_mask"])[0]))  # the game goes on
