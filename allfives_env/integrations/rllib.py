@@ -39,9 +39,8 @@ from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 
-from ..agents.base import BaseAgent
-from ..encoders import make_encoder
 from ..env import raw_env
+from .gym_single import PolicyAgent
 from ..rules.actions import NUM_ACTIONS
 
 __all__ = ["AllFivesMultiAgentEnv", "ActionMaskingPPOModule", "masked_ppo_spec", "RLlibAgent", "observation_space"]
@@ -184,7 +183,7 @@ def masked_ppo_spec(hiddens=(256, 256)) -> RLModuleSpec:
                                       "vf_share_layers": False})
 
 
-class RLlibAgent(BaseAgent):
+class RLlibAgent(PolicyAgent):
     """A trained RLlib module as an arena agent: the legal action with the highest logit.
 
     ``module`` is an RLModule whose forward pass takes the adapter's
@@ -194,27 +193,15 @@ class RLlibAgent(BaseAgent):
     name = "rllib"
 
     def __init__(self, module, encoder="default", name="rllib"):
-        super().__init__()
-        self.module, self.encoder_spec, self.name = module, encoder, name
-        self._encoders = {}
+        super().__init__(self._predict, obs="dict", encoder=encoder, name=name)
+        self.module = module
 
-    def reset(self, seat, config, rng):
-        super().reset(seat, config, rng)
-        if config not in self._encoders:
-            self._encoders[config] = make_encoder(self.encoder_spec, config)
-
-    def act(self, view, legal_actions):
-        if len(legal_actions) == 1:
-            return legal_actions[0]
-        vector = view.observation(self._encoders[view.config].encode)
-        mask = np.zeros(NUM_ACTIONS, np.float32)
-        mask[list(legal_actions)] = 1.0
-        batch = {Columns.OBS: {"observations": torch.from_numpy(vector)[None],
-                               "action_mask": torch.from_numpy(mask)[None]}}
+    def _predict(self, obs, mask):
+        """The module's most probable legal action (``mask``: bool, legal actions)."""
+        batch = {Columns.OBS: {"observations": torch.from_numpy(obs["observation"])[None],
+                               "action_mask": torch.from_numpy(mask.astype(np.float32))[None]}}
         with torch.no_grad():
             logits = self.module.forward_inference(batch)[Columns.ACTION_DIST_INPUTS][0].numpy()
-        legal = np.asarray(legal_actions)
+        legal = np.flatnonzero(mask)
         return int(legal[int(np.argmax(logits[legal]))])
 
-    def __repr__(self):
-        return self.name
