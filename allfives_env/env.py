@@ -29,6 +29,10 @@ Options (keyword arguments):
 * ``encoder``: ``"default"``, ``"history"``, an encoder class or instance.
 * ``auto_forced``: resolve single-choice forced steps (draw, pass) inside the
   env, off by default; their points still reach the right agents.
+* ``backend``: ``"auto"`` (default: the compiled numba core when numba is
+  installed and the encoder is the default one, else the Python engine),
+  ``"numba"`` or ``"python"``. Both give the same games for the same seed
+  (see :mod:`allfives_env.cores`).
 * the rule variants of :class:`~allfives_env.rules.RulesConfig`: ``hand_size``,
   ``target``, ``first_leader``, ``hand_scoring``, ``divisor``.
 
@@ -46,17 +50,16 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from .cores import BACKENDS, make_core
 from .encoders import make_encoder
 from .render import render_text
-from .rules.actions import DRAW, NUM_ACTIONS, PASS, action_name, check_action_id
+from .rules.actions import NUM_ACTIONS, action_name, check_action_id
 from .rules.config import RulesConfig
-from .rules.game import Game
 
 EPISODES = ("game", "hand")
 REWARDS = ("points", "zero_sum", "win")
 RESET_OPTIONS = ("hands", "boneyard", "leader", "scores")
 ENV_OPTIONS = ("episode", "reward", "encoder", "auto_forced")
-_NO_ACTIONS = bytes(NUM_ACTIONS)
 
 
 class IllegalActionError(ValueError):
@@ -101,24 +104,30 @@ class OrderEnforcing(wrappers.OrderEnforcingWrapper):
         return self.env.last(observe)
 
     def step(self, action):
-        if self._has_reset and not self.env.agents:
+        # PettingZoo's wrapper step, flattened (its super() chain costs a call per level)
+        if not self._has_reset:
+            super().step(action)  # raises PettingZoo's "step before reset" error
+            return
+        if not self.env.agents:
             raise IllegalActionError("the episode is over and every agent is done; call reset() first")
-        super().step(action)
+        self._has_updated = True
+        self.env.step(action)
 
 
 class raw_env(AECEnv):
     metadata = {"render_modes": ["human", "ansi", "rgb_array"], "name": "allfives_v0", "is_parallelizable": False}
 
     def __init__(self, num_players=2, render_mode=None, episode="game", reward="points",
-                 encoder="default", auto_forced=False, **rule_options):
+                 encoder="default", auto_forced=False, backend="auto", **rule_options):
         super().__init__()
         unknown = sorted(set(rule_options) - set(RulesConfig.__dataclass_fields__) | ({"num_players"} & set(rule_options)))
         if unknown:
-            allowed = ["num_players", "render_mode", *ENV_OPTIONS,
+            allowed = ["num_players", "render_mode", *ENV_OPTIONS, "backend",
                        *[k for k in RulesConfig.__dataclass_fields__ if k != "num_players"]]
             raise ValueError(f"unknown option(s) {unknown}; allowed: {allowed}")
         _check("episode", episode, EPISODES)
         _check("reward", reward, REWARDS)
+        _check("backend", backend, BACKENDS)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode={render_mode!r} is not allowed; allowed: None, {', '.join(map(repr, self.metadata['render_modes']))}")
         self.config = RulesConfig(num_players=num_players, **rule_options)
@@ -127,7 +136,8 @@ class raw_env(AECEnv):
         self.reward_mode = reward
         self.auto_forced = bool(auto_forced)
         self.encoder = make_encoder(encoder, self.config)
-        self.game = Game(self.config)
+        self.core = make_core(backend, self.config, self.encoder, episode, self.auto_forced)
+        self.backend = self.core.name
         self._rng = np.random.default_rng()
 
         n = self.config.num_players
@@ -139,12 +149,17 @@ class raw_env(AECEnv):
         })
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
-        # Each seat's mask is a bytearray (cheap to set from Python) and an int8
-        # numpy view of the same memory (what users get).
-        self._mask_bytes = [bytearray(NUM_ACTIONS) for _ in range(n)]
-        self._masks = [np.frombuffer(buffer, np.int8) for buffer in self._mask_bytes]
+        # The core writes each seat's legal actions into one bytearray (cheap to
+        # read from Python); users get int8 numpy rows over the same memory.
+        self._mask_bytes = self.core.mask_bytes
+        self._masks = list(self.core.masks)
         self._side_members = [[self.possible_agents[s] for s in range(n) if self.config.side_of(s) == side]
                               for side in range(self.config.num_sides)]
+
+    @property
+    def game(self):
+        """The engine's :class:`~allfives_env.rules.game.Game` as it stands (read it, do not step it)."""
+        return self.core.game
 
     def observation_space(self, agent):
         return self.observation_spaces[agent]
@@ -156,21 +171,17 @@ class raw_env(AECEnv):
     def reset(self, seed=None, options=None):
         rng = self._rng if seed is None else np.random.default_rng(seed)
         position = _check_reset_options(options)
-        self.game.start_game(rng, **position)  # raises on a bad position before changing anything
+        gains = self.core.start(rng, position)  # raises on a bad position before changing anything
         self._rng = rng
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        for buffer in self._mask_bytes:
-            buffer[:] = _NO_ACTIONS
-        scores = tuple(self.game.scores)
+        scores = self.core.scores
         self.infos = {a: {"action_mask": self._masks[i], "scores": scores} for i, a in enumerate(self.agents)}
-        self._mover = -1
         self._rewards_paid = False
-        if self.auto_forced:
-            self._set_rewards(self._resolve_forced([0.0] * self.config.num_sides))
+        self._set_rewards(gains)
         self._after_transition()
 
     # ------------------------------------------------------------------- step
@@ -184,15 +195,12 @@ class raw_env(AECEnv):
                     f"{agent} is done (the episode ended); step(None) is the only allowed action, then reset()")
             self._was_dead_step(action)
             return
-        if not (type(action) is int and 0 <= action < NUM_ACTIONS and self._mask_bytes[self._mover][action]):
+        core = self.core
+        if not (type(action) is int and 0 <= action < NUM_ACTIONS
+                and self._mask_bytes[core.to_move * NUM_ACTIONS + action]):
             action = self._check_legal(agent, action)  # slow path: converts, or raises with the reason
         self._cumulative_rewards[agent] = 0.0
-        game = self.game
-        game.step(action)
-        gains = game.step_gain
-        if self.auto_forced:
-            gains = self._resolve_forced(list(gains))
-        self._set_rewards(gains)
+        self._set_rewards(core.step(action))
         self._after_transition()
         if self.render_mode == "human":
             self.render()
@@ -210,28 +218,6 @@ class raw_env(AECEnv):
             raise IllegalActionError(
                 f"action {action} ({action_name(action)}) is not legal for {agent}; legal now: {legal}")
         return action
-
-    def _resolve_forced(self, gains):
-        """Play single-choice draws and passes (and deal new hands) until a real decision."""
-        game = self.game
-        while True:
-            if not self._advance_hand():
-                return gains
-            actions = game.legal_actions()
-            if len(actions) != 1 or actions[0] not in (DRAW, PASS):
-                return gains
-            game.step(actions[0])
-            for side, gained in enumerate(game.step_gain):
-                gains[side] += gained
-
-    def _advance_hand(self) -> bool:
-        """Deal the next hand in game episodes; False when the episode is over."""
-        game = self.game
-        if game.game_over or (game.hand_over and self.episode == "hand"):
-            return False
-        if game.hand_over:
-            game.start_next_hand(self._rng)
-        return True
 
     def _set_rewards(self, gains):
         """Fill ``rewards`` for this step and add them to ``_cumulative_rewards``."""
@@ -254,42 +240,29 @@ class raw_env(AECEnv):
                 rewards[agent] = value
         self._rewards_paid = True
         self._accumulate_rewards()
+        scores = self.core.scores
         for agent in self.infos:
-            self.infos[agent]["scores"] = tuple(self.game.scores)
+            self.infos[agent]["scores"] = scores
 
     def _after_transition(self):
-        """Deal on, mark the episode's end, move the turn and refresh the masks.
+        """Mark the episode's end (with the win rewards) and move the turn.
 
         ``infos[agent]["action_mask"]`` is the same array as the env's mask of
-        that seat, updated in place."""
-        game = self.game
-        if game.game_over or (game.hand_over and self.episode == "hand"):
-            episode_running = False
-        else:
-            episode_running = True
-            if game.hand_over:  # only without auto_forced: that path deals on itself
-                game.start_next_hand(self._rng)
-        if self._mover >= 0:
-            self._mask_bytes[self._mover][:] = _NO_ACTIONS
-        if episode_running:
-            self._mover = game.to_move
-            mask = self._mask_bytes[self._mover]
-            for action in game.legal_actions():
-                mask[action] = 1
-        else:
-            self._mover = -1
+        that seat; the core updates it in place."""
+        core = self.core
+        if not core.running:
             if self.reward_mode == "win":
                 self._set_win_rewards()
             for agent in self.agents:
                 self.terminations[agent] = True
-        self.agent_selection = self.possible_agents[game.to_move]
+        self.agent_selection = self.possible_agents[core.to_move]
 
     def _set_win_rewards(self):
-        game = self.game
-        if game.game_over:
-            winners, ranking = set(game.winners), None
+        core = self.core
+        if core.game_over:
+            winners = set(core.winners)
         else:  # a "hand" episode: rank the sides by the points gained this hand
-            ranking = [s - h for s, h in zip(game.scores, game.hand_start_scores)]
+            ranking = [s - h for s, h in zip(core.scores, core.hand_start_scores)]
             best = max(ranking)
             winners = {side for side, value in enumerate(ranking) if value == best}
         drawn = len(winners) > 1
@@ -304,7 +277,7 @@ class raw_env(AECEnv):
     def observe(self, agent):
         seat = self.agent_name_mapping[agent]
         return {
-            "observation": self.encoder.encode(self.game, seat),
+            "observation": self.core.observe(seat),
             "action_mask": self._masks[seat].copy(),
         }
 

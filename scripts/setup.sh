@@ -6,4 +6,4 @@ cd "$(dirname "$0")/.."
 if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi
-.venv/bin/python -m pip install -q --disable-pip-version-check "torch==2.13.0" -e ".[train,fast,test,bench,sb3,rllib]"
+.venv/bin/python -m pip install -q --disable-pip-version-check "torch==2.13.0" -e ".[train,test,bench,sb3,rllib]"

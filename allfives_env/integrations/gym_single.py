@@ -166,7 +166,7 @@ class SingleAgentAllFives(gymnasium.Env):
         if isinstance(action, np.ndarray):
             action = action.item()
         if self.illegal_action == "penalize" and self.action_space.contains(action) \
-                and not self.aec._masks[self.aec.game.to_move][action]:
+                and not self.aec._masks[self._seat_to_move()][action]:
             reward, self._pending = self._pending + self.illegal_reward, 0.0
             return self._observe(), float(reward), False, False, {**self._info(), "illegal_action": True}
         self.aec.step(action)  # raises IllegalActionError (listing legal actions) for a bad action
@@ -177,8 +177,7 @@ class SingleAgentAllFives(gymnasium.Env):
 
     def action_masks(self) -> np.ndarray:
         """Boolean mask of the learner's legal actions (all False once the episode is over)."""
-        seat = self.aec.game.to_move
-        return self.aec._masks[seat].astype(bool)
+        return self.aec._masks[self._seat_to_move()].astype(bool)
 
     def render(self):
         return self.aec.render()
@@ -208,15 +207,16 @@ class SingleAgentAllFives(gymnasium.Env):
 
     def _play_others(self) -> float:
         """Opponents move until a learner seat must decide; returns the side's gain meanwhile."""
-        aec, game = self.aec, self.aec.game
+        aec = self.aec
         gained = 0.0
         while True:
             if aec.terminations[self._rep]:
                 self._done = True
                 return gained
-            seat = game.to_move
+            seat = self._seat_to_move()
             if seat in self.learner_seats:
                 return gained
+            game = aec.game  # the engine's state now (re-read after every step)
             legal = game.legal_actions()
             if len(legal) == 1:
                 action = legal[0]
@@ -230,17 +230,20 @@ class SingleAgentAllFives(gymnasium.Env):
 
     def _observe(self):
         aec = self.aec
-        seat = aec.game.to_move if not self._done else self.learner_seats[0]
-        vector = aec.encoder.encode(aec.game, seat)
+        seat = self._seat_to_move() if not self._done else self.learner_seats[0]
+        vector = aec.observe(aec.possible_agents[seat])["observation"]
         if self.obs_mode == "flat":
             return vector
         return {"observation": vector, "action_mask": aec._masks[seat].copy()}
 
     def _info(self):
         aec = self.aec
-        seat = aec.game.to_move if not self._done else self.learner_seats[0]
+        seat = self._seat_to_move() if not self._done else self.learner_seats[0]
         return {"action_mask": aec._masks[seat].copy(), "illegal_action": False, "seat": seat,
-                "learner_seats": self.learner_seats, "scores": tuple(aec.game.scores)}
+                "learner_seats": self.learner_seats, "scores": aec.infos[self._rep]["scores"]}
+
+    def _seat_to_move(self) -> int:
+        return self.aec.agent_name_mapping[self.aec.agent_selection]
 
 
 def _build_opponents(opponents, count, n):

@@ -118,7 +118,7 @@ class AllFivesMultiAgentEnv(MultiAgentEnv):
         return {"observations": obs["observation"], "action_mask": obs["action_mask"].astype(np.float32)}
 
     def _info(self, agent):
-        return {"scores": tuple(self.aec.game.scores)}
+        return {"scores": self.aec.core.scores}
 
     def render(self):
         return self.aec.render()

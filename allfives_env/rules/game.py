@@ -98,23 +98,31 @@ class Game:
         self.next_leader = None
         self._deal(rng, hands, boneyard, leader)
 
-    def start_next_hand(self, rng):
-        """Deal the next hand after a hand ended; R19 picks the leader."""
+    def start_next_hand(self, rng, deal=None):
+        """Deal the next hand after a hand ended; R19 picks the leader.
+
+        ``deal``: a ``(leader, order)`` pair already drawn by :func:`draw_deal`
+        (with this game's ``next_leader``), to replay a known deal without ``rng``."""
         if not self.hand_over or self.game_over:
             raise RuntimeError("start_next_hand() needs a finished hand in an unfinished game")
         self.hand_number += 1
-        self._deal(rng, None, None, None)
+        if deal is None:
+            self._deal(rng, None, None, None)
+        else:
+            leader, order = deal
+            hands, boneyard = split_order(self.config, order)
+            self._deal(None, hands, boneyard, leader)
 
     def _deal(self, rng, hands, boneyard, leader):
         """Deal a hand: given (already validated) hands/boneyard/leader, or drawn with ``rng``."""
         config = self.config
         if leader is None:
-            leader = self.next_leader if self.next_leader is not None else draw_leader(config, rng)
+            leader = self.next_leader
         if hands is None:
-            order = [int(t) for t in rng.permutation(28)]
-            size = config.tiles_per_hand
-            hands = [order[i * size:(i + 1) * size] for i in range(self.num_players)]
-            boneyard = order[self.num_players * size:]
+            leader, order = draw_deal(config, rng, leader)
+            hands, boneyard = split_order(config, order)
+        elif leader is None:
+            leader = draw_leader(config, rng)
         self.hands = [tiles_to_mask(h) for h in hands]
         self.boneyard = boneyard
         self.bone_pos = 0
@@ -430,6 +438,22 @@ class HandResult:
 
     def __repr__(self):
         return f"HandResult({self.kind!r}, winner={self.winner}, points={self.points}, seat_pips={self.seat_pips})"
+
+
+def draw_deal(config: RulesConfig, rng, leader=None):
+    """A random deal: ``(leader, order)``. The leader is drawn first (R5/V3) when
+    ``leader`` is None, then the 28 tiles are shuffled (R4): ``order`` lists the
+    hands seat by seat, then the boneyard in draw order. Every backend deals
+    through this one function, so a seed gives the same games everywhere."""
+    if leader is None:
+        leader = draw_leader(config, rng)
+    return leader, [int(t) for t in rng.permutation(28)]
+
+
+def split_order(config: RulesConfig, order):
+    """``(hands, boneyard)`` of a deal order (hands seat by seat, then the boneyard)."""
+    size, n = config.tiles_per_hand, config.num_players
+    return [list(order[i * size:(i + 1) * size]) for i in range(n)], list(order[n * size:])
 
 
 def draw_leader(config: RulesConfig, rng) -> int:

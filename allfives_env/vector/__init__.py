@@ -1,6 +1,6 @@
 """A batched All Fives environment: B games of the same rules stepped at once.
 
-Needs numba (the ``fast`` extra). The rules are those of the pure-Python engine
+Runs on numba (a core dependency). The rules are those of the pure-Python engine
 (:mod:`allfives_env.rules`, the reference) re-written as numba kernels over
 arrays (:mod:`allfives_env.vector._kernels`); a differential test plays
 thousands of games through both, comparing every step.

@@ -843,3 +843,67 @@ def random_legal_actions(mask, rng, out):
                     break
                 k -= 1
     return out
+
+
+# ------------------------------------------------------- single-game AEC core
+# The compiled backend of the AEC env (allfives_env.cores.CompiledCore) runs one
+# game (row 0) through these entries. Deals come from Python (rules.game.draw_deal)
+# so that a seed gives the same games as the pure-Python engine; the masks are
+# one row per seat, only the mover's row non-zero, as the env hands them out.
+AEC_OVER, AEC_DEAL = -1, -2  # aec_* results besides a seat to move
+
+
+@njit(**OPTS)
+def aec_settle(st, hands, scores, gains, cfg, fcfg, off, obs, masks):
+    """After a transition: resolve forced steps (auto_forced), then either stop at
+    the episode's end (AEC_OVER), ask for the next deal (AEC_DEAL), or encode the
+    mover's observation and mask and return the mover."""
+    for seat in range(masks.shape[0]):
+        for a in range(NUM_ACTIONS):
+            masks[seat, a] = 0
+    while True:
+        if episode_over(st, 0, cfg[C_EPISODE]):
+            return AEC_OVER
+        if st[0, HAND_OVER]:
+            return AEC_DEAL
+        if not cfg[C_AUTO_FORCED]:
+            break
+        action = forced_action(st, 0, hands)
+        if action < 0:
+            break
+        apply_action(st, 0, hands, scores, gains, cfg, fcfg[F_TARGET], action)
+    seat = st[0, TO_MOVE]
+    encode(st, 0, hands, scores, seat, True, cfg, fcfg, off, obs, masks[seat:seat + 1])
+    return seat
+
+
+@njit(**ENTRY)
+def aec_step(action, st, hands, scores, gains, cfg, fcfg, off, obs, masks):
+    """Apply the mover's (legal, checked by the caller) action; ``gains`` gets the step's points."""
+    for side in range(gains.shape[1]):
+        gains[0, side] = 0.0
+    apply_action(st, 0, hands, scores, gains, cfg, fcfg[F_TARGET], action)
+    return aec_settle(st, hands, scores, gains, cfg, fcfg, off, obs, masks)
+
+
+@njit(**ENTRY)
+def aec_deal(order, leader, new_game, start_scores, st, hands, scores, hstart, gains, cfg, fcfg, off, obs, masks):
+    """Start a hand from ``order`` (hands seat by seat, then the boneyard) led by
+    ``leader``: the next hand of the running game, or with ``new_game`` a new game
+    at ``start_scores``. ``gains`` keeps what the step that ended the last hand scored."""
+    for t in range(28):
+        st[0, ORDER + t] = order[t]
+    if new_game:
+        for side in range(scores.shape[1]):
+            scores[0, side] = start_scores[side]
+            gains[0, side] = 0.0
+        st[0, GAME_OVER] = 0
+        st[0, WINNERS] = 0
+    start_hand(st, 0, hands, scores, hstart, leader, cfg[C_N], cfg[C_HAND_SIZE])
+    return aec_settle(st, hands, scores, gains, cfg, fcfg, off, obs, masks)
+
+
+@njit(**ENTRY)
+def aec_observe(seat, st, hands, scores, cfg, fcfg, off, out, masks):
+    """The default observation of ``seat`` when it is not at a decision (masks untouched)."""
+    encode(st, 0, hands, scores, seat, False, cfg, fcfg, off, out, masks)

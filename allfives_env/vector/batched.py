@@ -85,21 +85,7 @@ class VectorAllFives:
         self.observation_size = D = self.layout.size
         self.num_actions = NUM_ACTIONS
 
-        cfg = np.zeros(K.NUM_CFG, np.int64)
-        cfg[K.C_N], cfg[K.C_SIDES] = n, sides
-        cfg[K.C_HAND_SIZE] = self.config.tiles_per_hand
-        cfg[K.C_DIVISOR] = self.config.divisor
-        cfg[K.C_SCORING] = ("bonus", "bonus_net", "penalty").index(self.config.hand_scoring)
-        cfg[K.C_FIRST_LEADER] = ("random", "heaviest_tile").index(self.config.first_leader)
-        cfg[K.C_EPISODE] = EPISODES.index(episode)
-        cfg[K.C_REWARD] = REWARDS.index(reward)
-        cfg[K.C_AUTO_FORCED] = int(self.auto_forced)
-        self._cfg = cfg
-        # the same float64 factors as DefaultEncoder, so observations agree bit for bit
-        self._fcfg = np.array([self.config.target_points, 1.0 / self.config.target_points,
-                               1.0 / max(1, self.config.boneyard_size)], np.float64)
-        assert tuple(self.layout.parts) == K.OBS_PARTS, "the default layout changed; update _kernels.OBS_PARTS"
-        self._off = np.array([self.layout.offset(name) for name in K.OBS_PARTS], np.int64)
+        self._cfg, self._fcfg, self._off = kernel_config(self.config, self.layout, episode, reward, self.auto_forced)
 
         # game state (structure of arrays, one row per game)
         self._st = np.zeros((B, K.NUM_FIELDS), np.int8)
@@ -214,6 +200,24 @@ class VectorAllFives:
         legal = [action_name(a) for a in self.legal_actions(b)]
         raise ValueError(f"game {b}: action {action} ({name}) is not legal for seat {seat}; "
                          f"legal now: {self.legal_actions(b)} = {legal}; no game was stepped")
+
+
+def kernel_config(config, layout, episode, reward, auto_forced):
+    """The kernels' ``(cfg, fcfg, off)`` arrays for these rules, env options and observation layout."""
+    cfg = np.zeros(K.NUM_CFG, np.int64)
+    cfg[K.C_N], cfg[K.C_SIDES] = config.num_players, config.num_sides
+    cfg[K.C_HAND_SIZE] = config.tiles_per_hand
+    cfg[K.C_DIVISOR] = config.divisor
+    cfg[K.C_SCORING] = ("bonus", "bonus_net", "penalty").index(config.hand_scoring)
+    cfg[K.C_FIRST_LEADER] = ("random", "heaviest_tile").index(config.first_leader)
+    cfg[K.C_EPISODE] = EPISODES.index(episode)
+    cfg[K.C_REWARD] = REWARDS.index(reward)
+    cfg[K.C_AUTO_FORCED] = int(auto_forced)
+    # the same float64 factors as DefaultEncoder, so observations agree bit for bit
+    fcfg = np.array([config.target_points, 1.0 / config.target_points, 1.0 / max(1, config.boneyard_size)], np.float64)
+    assert tuple(layout.parts) == K.OBS_PARTS, "the default layout changed; update _kernels.OBS_PARTS"
+    off = np.array([layout.offset(name) for name in K.OBS_PARTS], np.int64)
+    return cfg, fcfg, off
 
 
 def _check(name, value, allowed):

@@ -8,9 +8,10 @@ import allfives_env
 from allfives_env.rules import DRAW, NUM_ACTIONS, PASS
 
 
+@pytest.mark.parametrize("backend", ["numba", "python"])
 @pytest.mark.parametrize("num_players", [2, 3, 4])
-def test_pettingzoo_api_test(num_players):
-    api_test(allfives_env.env(num_players=num_players), num_cycles=1500, verbose_progress=False)
+def test_pettingzoo_api_test(num_players, backend):
+    api_test(allfives_env.env(num_players=num_players, backend=backend), num_cycles=1500, verbose_progress=False)
 
 
 @pytest.mark.parametrize("options", [
@@ -21,9 +22,10 @@ def test_pettingzoo_api_test_with_options(options):
     api_test(allfives_env.env(num_players=3, **options), num_cycles=500, verbose_progress=False)
 
 
+@pytest.mark.parametrize("backend", ["numba", "python"])
 @pytest.mark.parametrize("num_players", [2, 3, 4])
-def test_pettingzoo_seed_test(num_players):
-    seed_test(lambda: allfives_env.env(num_players=num_players), num_cycles=500)
+def test_pettingzoo_seed_test(num_players, backend):
+    seed_test(lambda: allfives_env.env(num_players=num_players, backend=backend), num_cycles=500)
 
 
 def play_episodes(env, episodes, policy_seed, first_seed=None):

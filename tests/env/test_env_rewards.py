@@ -91,12 +91,11 @@ def test_partner_reward_arrives_through_last_on_its_next_turn():
     assert env.rewards == {"player_0": 5.0, "player_1": 0.0, "player_2": 5.0, "player_3": 0.0}
     assert env.agent_selection == "player_1"
     assert env.last()[1] == 0.0
-    game = env.unwrapped.game
     expected_for_partner = 5.0
     while env.agent_selection != "player_2":  # seat 1 plays (or draws) before seat 2's turn
         obs, *_ = env.last()
         env.step(int(np.flatnonzero(obs["action_mask"])[0]))
-        expected_for_partner += game.step_gain[0]
+        expected_for_partner += env.unwrapped.game.step_gain[0]  # the engine's record (re-read each step)
     assert env.last()[1] == expected_for_partner
 
 

@@ -91,7 +91,7 @@ def run_differential(options, num_games, steps, seed):
     config = venv.config
     n = config.num_players
     agents = [f"player_{s}" for s in range(n)]
-    envs = [aec_env(**options) for _ in range(num_games)]
+    envs = [aec_env(backend="python", **options) for _ in range(num_games)]  # the pure-Python reference
     rng = np.random.default_rng(seed)
     stats = Counter()
 

@@ -1,0 +1,279 @@
+"""The game cores behind the AEC env: one episode of All Fives, advanced one decision at a time.
+
+The env (:mod:`allfives_env.env`) is a thin adapter: it checks actions, keeps
+PettingZoo's dictionaries (rewards, terminations, infos) and turns the points a
+step scored into rewards. A *core* does the rest, behind one small contract:
+
+* ``start(rng, position)``: a new episode (``position``: the reset options
+  ``hands``/``boneyard``/``leader``/``scores``, validated before anything
+  changes); returns the points each side scored while settling (a list).
+* ``step(action)``: apply a legal action of the seat to move, resolve forced
+  draws and passes when ``auto_forced``, deal the next hand in game episodes
+  (hands are dealt with the env's ``numpy.random.Generator``); returns each
+  side's points from this step.
+* ``running``, ``to_move``; ``masks`` (n_players x 114 int8, only the mover's
+  row non-zero, over the bytes of ``mask_bytes``); ``observe(seat)`` (a fresh
+  float32 vector); ``scores``, ``game_over``, ``winners``,
+  ``hand_start_scores``; ``game``: the :class:`~allfives_env.rules.game.Game`
+  as it stands (for rendering, ``state()`` and custom encoders).
+
+Two cores, same games for the same seed (both deal through
+:func:`~allfives_env.rules.game.draw_deal`):
+
+* :class:`PythonCore`: the pure-Python engine and any encoder: the reference.
+* :class:`CompiledCore`: the numba kernels of :mod:`allfives_env.vector` for one
+  game, with the default encoder. Its ``game`` is a mirror brought up to date
+  only when asked for (replaying the logged actions and deals), so the hot path
+  never runs Python rules code. ``tests/env/test_env_backends.py`` plays both
+  side by side and compares every observation, mask, reward and score.
+"""
+
+import numpy as np
+
+from .encoders import DefaultEncoder
+from .rules.actions import DRAW, NUM_ACTIONS, PASS
+from .rules.game import Game, draw_deal
+from .rules.tiles import mask_to_tiles
+
+BACKENDS = ("auto", "numba", "python")
+
+
+def numba_available() -> bool:
+    """Whether the compiled core can run here (numba is installed)."""
+    try:
+        import numba  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def make_core(backend, config, encoder, episode, auto_forced):
+    """The core for ``backend``: ``"auto"`` takes the compiled one when numba is
+    installed and the encoder is the default one, else the Python one."""
+    compiled_ok = type(encoder) is DefaultEncoder
+    if backend == "python" or (backend == "auto" and not (compiled_ok and numba_available())):
+        return PythonCore(config, encoder, episode, auto_forced)
+    if not compiled_ok:
+        raise ValueError(f"backend='numba' builds only the default encoder's observations, not "
+                         f"{type(encoder).__name__}; use backend='python' or 'auto' with this encoder")
+    if not numba_available():
+        raise ImportError("backend='numba' needs numba (pip install numba); backend='python' runs without it")
+    return CompiledCore(config, encoder, episode, auto_forced)
+
+
+def _mask_buffers(num_players):
+    raw = bytearray(num_players * NUM_ACTIONS)
+    return raw, np.frombuffer(raw, np.int8).reshape(num_players, NUM_ACTIONS)
+
+
+class PythonCore:
+    """The pure-Python engine (:class:`~allfives_env.rules.game.Game`) with any encoder."""
+
+    name = "python"
+
+    def __init__(self, config, encoder, episode, auto_forced):
+        self.config, self.encoder = config, encoder
+        self.hand_episodes = episode == "hand"
+        self.auto_forced = bool(auto_forced)
+        self.game = Game(config)
+        self.mask_bytes, self.masks = _mask_buffers(config.num_players)
+        self.rng = None
+        self.running = False
+        self.to_move = 0
+        self._mask_row = -1  # the seat whose mask row is filled
+
+    def start(self, rng, position) -> list:
+        self.game.start_game(rng, **position)  # raises on a bad position before changing anything
+        self.rng = rng
+        gains = [0.0] * self.config.num_sides
+        if self.auto_forced:
+            gains = self._resolve_forced(gains)
+        self._settle()
+        return gains
+
+    def step(self, action) -> list:
+        game = self.game
+        game.step(action)
+        gains = game.step_gain
+        if self.auto_forced:
+            gains = self._resolve_forced(list(gains))
+        self._settle()
+        return gains
+
+    def observe(self, seat) -> np.ndarray:
+        return self.encoder.encode(self.game, seat)
+
+    @property
+    def scores(self) -> tuple:
+        return tuple(self.game.scores)
+
+    @property
+    def game_over(self) -> bool:
+        return self.game.game_over
+
+    @property
+    def winners(self) -> tuple:
+        return tuple(self.game.winners)
+
+    @property
+    def hand_start_scores(self) -> list:
+        return list(self.game.hand_start_scores)
+
+    # ---------------------------------------------------------------- inside
+    def _episode_over(self) -> bool:
+        game = self.game
+        return game.game_over or (game.hand_over and self.hand_episodes)
+
+    def _resolve_forced(self, gains):
+        """Play single-choice draws and passes (dealing new hands) until a real decision."""
+        game = self.game
+        while not self._episode_over():
+            if game.hand_over:
+                game.start_next_hand(self.rng)
+            actions = game.legal_actions()
+            if len(actions) != 1 or actions[0] not in (DRAW, PASS):
+                break
+            game.step(actions[0])
+            for side, gained in enumerate(game.step_gain):
+                gains[side] += gained
+        return gains
+
+    def _settle(self):
+        """Deal on (game episodes), mark the episode's end, move the turn, refresh the mask."""
+        game = self.game
+        self.running = not self._episode_over()
+        if self.running and game.hand_over:  # only without auto_forced: that path deals on itself
+            game.start_next_hand(self.rng)
+        raw = self.mask_bytes
+        if self._mask_row >= 0:
+            start = self._mask_row * NUM_ACTIONS
+            raw[start:start + NUM_ACTIONS] = bytes(NUM_ACTIONS)
+            self._mask_row = -1
+        self.to_move = game.to_move
+        if self.running:
+            start = game.to_move * NUM_ACTIONS
+            for action in game.legal_actions():
+                raw[start + action] = 1
+            self._mask_row = game.to_move
+
+
+class CompiledCore:
+    """One game on the numba kernels (default encoder), with a lazily replayed ``game`` mirror."""
+
+    name = "numba"
+
+    def __init__(self, config, encoder, episode, auto_forced):
+        from .vector import _kernels as K
+        from .vector.batched import kernel_config
+
+        self._K = K
+        self.config, self.encoder = config, encoder
+        self.auto_forced = bool(auto_forced)
+        n, sides = config.num_players, config.num_sides
+        self._cfg, self._fcfg, self._off = kernel_config(config, encoder.layout, episode, "points", auto_forced)
+        self._st = np.zeros((1, K.NUM_FIELDS), np.int8)
+        self._hands = np.zeros((1, 8), np.int64)
+        self._scores = np.zeros((1, sides), np.float64)
+        self._hstart = np.zeros((1, sides), np.float64)
+        self._gains = np.zeros((1, sides), np.float64)
+        self._gains_row = self._gains[0]
+        self._obs = np.zeros((1, encoder.size), np.float32)
+        self._obs_row = self._obs[0]
+        self._scratch = np.zeros((1, encoder.size), np.float32)
+        self._no_scores = np.zeros(sides, np.float64)
+        self.mask_bytes, self.masks = _mask_buffers(n)
+        self._mirror = Game(config)
+        self._log = []  # actions and deals since the mirror was last brought up to date
+        self.rng = None
+        self.running = False
+        self.to_move = 0
+
+    def start(self, rng, position) -> list:
+        mirror = self._mirror
+        mirror.start_game(rng, **position)  # validation and the deal: the same stream as PythonCore
+        self.rng = rng
+        self._log = []
+        order = [t for seat in range(self.config.num_players) for t in mask_to_tiles(mirror.hands[seat])]
+        order += mirror.boneyard
+        self._settle(self._deal(order, mirror.leader, np.array(mirror.scores, np.float64)))
+        return self._gains[0].tolist()
+
+    def step(self, action) -> list:
+        self._log.append(action)
+        K = self._K
+        result = K.aec_step(action, self._st, self._hands, self._scores, self._gains, self._cfg, self._fcfg,
+                            self._off, self._obs, self.masks)
+        if result == K.AEC_DEAL:
+            result = self._deal_next()
+        self._settle(result)
+        return self._gains_row.tolist()
+
+    def observe(self, seat) -> np.ndarray:
+        if seat == self.to_move and self.running:
+            return self._obs_row.copy()
+        K, st = self._K, self._st
+        if st[0, K.LEAD_TILE] < 0 and st[0, K.HAND_OVER]:  # no hand in progress (as DefaultEncoder)
+            return np.zeros(self.encoder.size, np.float32)
+        K.aec_observe(seat, st, self._hands, self._scores, self._cfg, self._fcfg, self._off, self._scratch,
+                      self.masks)
+        return self._scratch[0].copy()
+
+    @property
+    def scores(self) -> tuple:
+        return tuple(self._scores[0].tolist())
+
+    @property
+    def game_over(self) -> bool:
+        return bool(self._st[0, self._K.GAME_OVER])
+
+    @property
+    def winners(self) -> tuple:
+        bits = int(self._st[0, self._K.WINNERS])
+        return tuple(side for side in range(self.config.num_sides) if bits >> side & 1)
+
+    @property
+    def hand_start_scores(self) -> list:
+        return self._hstart[0].tolist()
+
+    @property
+    def game(self) -> Game:
+        """The engine's :class:`Game` in the same state (replays what happened since the last call)."""
+        mirror = self._mirror
+        for entry in self._log:
+            if type(entry) is tuple:
+                mirror.start_next_hand(None, deal=entry)
+                continue
+            mirror.step(entry)
+            while self.auto_forced and not mirror.hand_over:
+                actions = mirror.legal_actions()
+                if len(actions) != 1 or actions[0] not in (DRAW, PASS):
+                    break
+                mirror.step(actions[0])
+        self._log.clear()
+        return mirror
+
+    # ---------------------------------------------------------------- inside
+    def _deal(self, order, leader, start_scores=None):
+        """Load a deal into the kernels: a new game at ``start_scores`` or the next hand."""
+        K = self._K
+        new_game = start_scores is not None
+        return K.aec_deal(np.asarray(order, np.int64), leader, new_game,
+                          start_scores if new_game else self._no_scores, self._st, self._hands, self._scores,
+                          self._hstart, self._gains, self._cfg, self._fcfg, self._off, self._obs, self.masks)
+
+    def _deal_next(self):
+        """The next hand of the running game, dealt in Python (the same draws as PythonCore)."""
+        K = self._K
+        result = K.AEC_DEAL
+        while result == K.AEC_DEAL:  # a dealt hand never ends before a decision; the loop is a guard
+            next_leader = int(self._st[0, K.NEXT_LEADER])
+            deal = draw_deal(self.config, self.rng, None if next_leader < 0 else next_leader)
+            self._log.append(deal)
+            result = self._deal(deal[1], deal[0])
+        return result
+
+    def _settle(self, result):
+        if result >= 0:
+            self.running, self.to_move = True, result
+        else:
+            self.running, self.to_move = False, int(self._st[0, self._K.TO_MOVE])

@@ -1,0 +1,116 @@
+"""The compiled AEC core (numba) against the pure-Python reference, in lockstep.
+
+Both envs get the same seed once and then the same random legal actions over
+many episodes (later resets unseeded, so the generator carries on). At every
+step every agent's observation, mask, reward, cumulative reward, termination
+and info must be equal; every few steps the compiled env's replayed ``game``
+mirror and ``state()`` are compared with the reference's too."""
+
+import numpy as np
+import pytest
+
+import allfives_env
+from allfives_env.encoders import HistoryEncoder
+from allfives_env.env import IllegalActionError
+from allfives_env.rules.actions import DRAW, PASS
+
+CONFIGS = [
+    dict(num_players=2),
+    dict(num_players=3),
+    dict(num_players=4),
+    dict(num_players=2, auto_forced=True, reward="zero_sum"),
+    dict(num_players=3, auto_forced=True, reward="win"),
+    dict(num_players=4, episode="hand", reward="win"),
+    dict(num_players=2, episode="hand", hand_size="five_each", divisor=3, hand_scoring="penalty"),
+    dict(num_players=3, hand_size="seven_five", first_leader="heaviest_tile", target=80, hand_scoring="bonus_net"),
+    dict(num_players=4, auto_forced=True, target=75, hand_scoring="bonus_net", divisor=3, reward="zero_sum"),
+    dict(num_players=2, first_leader="heaviest_tile", target=40, reward="win"),
+]
+
+
+def _game_facts(game):
+    return (tuple(game.hands), tuple(game.boneyard[game.bone_pos:]), tuple(game.scores), game.to_move,
+            game.leader, game.hand_over, game.game_over, tuple(game.winners), game.hand_number, game.count,
+            tuple(game.open_value), tuple(game.weight), tuple(game.lacks), tuple(game.played_masks),
+            tuple(game.events), game.must_play, game.drawn_this_turn, tuple(game.hand_start_scores))
+
+
+def _compare(ref, fast, where, deep):
+    assert fast.agent_selection == ref.agent_selection, where
+    assert fast.agents == ref.agents, where
+    for agent in ref.possible_agents:
+        a, b = ref.observe(agent), fast.observe(agent)
+        np.testing.assert_array_equal(b["observation"], a["observation"], err_msg=f"{where} {agent}")
+        np.testing.assert_array_equal(b["action_mask"], a["action_mask"], err_msg=f"{where} {agent}")
+    for agent in ref.agents:  # empty once every agent has stepped out of a finished episode
+        np.testing.assert_array_equal(fast.infos[agent]["action_mask"], ref.infos[agent]["action_mask"],
+                                      err_msg=where)
+        assert fast.infos[agent]["scores"] == ref.infos[agent]["scores"], where
+    assert fast.rewards == ref.rewards, where
+    assert fast._cumulative_rewards == ref._cumulative_rewards, where
+    assert fast.terminations == ref.terminations, where
+    if deep:
+        assert _game_facts(fast.unwrapped.game) == _game_facts(ref.unwrapped.game), where
+        np.testing.assert_array_equal(fast.state(), ref.state(), err_msg=where)
+
+
+@pytest.mark.parametrize("options", CONFIGS, ids=lambda o: "-".join(f"{k}={v}" for k, v in o.items()))
+def test_compiled_core_matches_the_python_engine(options):
+    ref = allfives_env.env(backend="python", **options)
+    fast = allfives_env.env(backend="numba", **options)
+    assert (ref.unwrapped.backend, fast.unwrapped.backend) == ("python", "numba")
+    chooser = np.random.default_rng(len(str(options)))
+    seed = 1000 + len(options)
+    kinds = set()
+    ref.reset(seed=seed)
+    fast.reset(seed=seed)
+    for episode in range(12):
+        if episode:
+            ref.reset()
+            fast.reset()
+        _compare(ref, fast, f"episode {episode} reset {options}", deep=True)
+        for step, agent in enumerate(ref.agent_iter()):
+            assert agent == fast.agent_selection
+            obs, reward, term, trunc, info = ref.last()
+            fast_obs, fast_reward, fast_term, fast_trunc, _ = fast.last()
+            assert (fast_reward, fast_term, fast_trunc) == (reward, term, trunc)
+            if term or trunc:
+                action = None
+            else:
+                legal = np.flatnonzero(obs["action_mask"])
+                action = int(legal[chooser.integers(len(legal))])
+                kinds.add("draw" if action == DRAW else "pass" if action == PASS else "play")
+            ref.step(action)
+            fast.step(action)
+            _compare(ref, fast, f"episode {episode} step {step} {options}", deep=step % 9 == 0)
+        _compare(ref, fast, f"episode {episode} end {options}", deep=True)
+    assert "play" in kinds
+
+
+def test_reset_positions_and_refusals_agree():
+    """A given position plays out the same; a refused one changes neither env."""
+    hands = [[5, 0, 1, 2, 3, 4, 6, 7, 8], [9, 10, 11, 12, 13, 14, 15, 16, 17]]
+    boneyard = list(range(18, 28))
+    envs = [allfives_env.env(backend=b, render_mode="ansi") for b in ("python", "numba")]
+    for env in envs:
+        env.reset(seed=4, options={"hands": hands, "boneyard": boneyard, "leader": 1, "scores": [35, 240.5]})
+    assert envs[0].render() == envs[1].render()
+    np.testing.assert_array_equal(envs[0].state(), envs[1].state())
+    for env in envs:
+        before = env.state().copy()
+        with pytest.raises(ValueError, match="tile"):
+            env.reset(options={"hands": [[0, 0, 1, 2, 3, 4, 6, 7, 8], hands[1]]})
+        np.testing.assert_array_equal(env.state(), before)
+    for env in envs:
+        with pytest.raises(IllegalActionError, match="not legal"):
+            env.step(0)  # [0|0] at W: seat 0 does not lead
+    assert envs[0].agent_selection == envs[1].agent_selection == "player_1"
+
+
+def test_backend_choice_and_errors():
+    assert allfives_env.env().unwrapped.backend == "numba"  # numba is a dependency
+    assert allfives_env.env(encoder="history").unwrapped.backend == "python"  # auto falls back
+    with pytest.raises(ValueError, match="backend='numba' builds only the default"):
+        allfives_env.env(backend="numba", encoder=HistoryEncoder)
+    with pytest.raises(ValueError, match=r"backend='jax' is not allowed; allowed: \['auto', 'numba', 'python'\]"):
+        allfives_env.env(backend="jax")
