@@ -170,18 +170,29 @@ class CompiledCore:
         self.config, self.encoder = config, encoder
         self.auto_forced = bool(auto_forced)
         n, sides = config.num_players, config.num_sides
-        self._cfg, self._fcfg, self._off = kernel_config(config, encoder.layout, episode, "points", auto_forced)
-        self._st = np.zeros((1, K.NUM_FIELDS), np.int8)
-        self._hands = np.zeros((1, 8), np.int64)
-        self._scores = np.zeros((1, sides), np.float64)
-        self._hstart = np.zeros((1, sides), np.float64)
-        self._gains = np.zeros((1, sides), np.float64)
+        cfg, fcfg, off = kernel_config(config, encoder.layout, episode, "points", auto_forced)
+        # three packed buffers (see _kernels.aec_views) and named numpy views into them
+        self._ibuf = np.zeros(K.AEC_I_SIZE, np.int64)
+        self._fbuf = np.zeros(3 * sides + 3, np.float64)
+        self._bbuf = np.zeros(K.NUM_FIELDS + n * NUM_ACTIONS, np.int8)
+        self._hands = self._ibuf[:8].reshape(1, 8)
+        self._cfg = self._ibuf[K.AEC_I_CFG:K.AEC_I_OFF]
+        self._off = self._ibuf[K.AEC_I_OFF:]
+        self._cfg[:], self._off[:] = cfg, off
+        self._scores = self._fbuf[:sides].reshape(1, sides)
+        self._hstart = self._fbuf[sides:2 * sides].reshape(1, sides)
+        self._gains = self._fbuf[2 * sides:3 * sides].reshape(1, sides)
+        self._fcfg = self._fbuf[3 * sides:]
+        self._fcfg[:] = fcfg
+        self._st = self._bbuf[:K.NUM_FIELDS].reshape(1, K.NUM_FIELDS)
+        self.masks = self._bbuf[K.NUM_FIELDS:].reshape(n, NUM_ACTIONS)
+        self.mask_bytes = memoryview(self._bbuf)[K.NUM_FIELDS:].cast("B")
         self._gains_row = self._gains[0]
+        self._no_gains = [0.0] * sides
         self._obs = np.zeros((1, encoder.size), np.float32)
         self._obs_row = self._obs[0]
         self._scratch = np.zeros((1, encoder.size), np.float32)
         self._no_scores = np.zeros(sides, np.float64)
-        self.mask_bytes, self.masks = _mask_buffers(n)
         self._mirror = Game(config)
         self._log = []  # actions and deals since the mirror was last brought up to date
         self.rng = None
@@ -200,10 +211,13 @@ class CompiledCore:
 
     def step(self, action) -> list:
         self._log.append(action)
-        K = self._K
-        result = K.aec_step(action, self._st, self._hands, self._scores, self._gains, self._cfg, self._fcfg,
-                            self._off, self._obs, self.masks)
-        if result == K.AEC_DEAL:
+        result = self._K.aec_step(action, self._ibuf, self._fbuf, self._bbuf, self._obs)
+        if 0 <= result < 8:  # the common case: nobody scored, a seat to move
+            self.to_move = result
+            return self._no_gains
+        if result >= 8 or result <= -9:  # somebody scored
+            result = result - 8 if result >= 8 else result + 8
+        if result == self._K.AEC_DEAL:
             result = self._deal_next()
         self._settle(result)
         return self._gains_row.tolist()
@@ -258,8 +272,7 @@ class CompiledCore:
         K = self._K
         new_game = start_scores is not None
         return K.aec_deal(np.asarray(order, np.int64), leader, new_game,
-                          start_scores if new_game else self._no_scores, self._st, self._hands, self._scores,
-                          self._hstart, self._gains, self._cfg, self._fcfg, self._off, self._obs, self.masks)
+                          start_scores if new_game else self._no_scores, self._ibuf, self._fbuf, self._bbuf, self._obs)
 
     def _deal_next(self):
         """The next hand of the running game, dealt in Python (the same draws as PythonCore)."""

@@ -98,6 +98,10 @@ class OrderEnforcing(wrappers.OrderEnforcingWrapper):
     infos = _forwarded("infos")
     _cumulative_rewards = _forwarded("_cumulative_rewards")
 
+    def agent_iter(self, max_iter=2**63):
+        """PettingZoo's order-enforcing agent iterator, as a generator (same checks, fewer calls)."""
+        return _enforced_agents(self, max_iter)
+
     def last(self, observe=True):
         if not self._has_reset:
             raise AttributeError("last() cannot be called before reset()")
@@ -112,6 +116,16 @@ class OrderEnforcing(wrappers.OrderEnforcingWrapper):
             raise IllegalActionError("the episode is over and every agent is done; call reset() first")
         self._has_updated = True
         self.env.step(action)
+
+
+def _enforced_agents(wrapper, max_iter):
+    raw = wrapper.env
+    while max_iter > 0 and raw.agents:
+        if not wrapper._has_updated:
+            raise AssertionError("need to call step() or reset() in a loop over `agent_iter`")
+        wrapper._has_updated = False
+        max_iter -= 1
+        yield raw.agent_selection
 
 
 class raw_env(AECEnv):

@@ -877,20 +877,51 @@ def aec_settle(st, hands, scores, gains, cfg, fcfg, off, obs, masks):
     return seat
 
 
+# The compiled core packs its arrays into three buffers (numba checks every array
+# argument on each call, about 0.1 us apiece): int64 ``ibuf`` = hands (8) | cfg
+# (NUM_CFG) | off (20); float64 ``fbuf`` = scores | hand-start scores | gains (one
+# per side each) | fcfg (3); int8 ``bbuf`` = st (NUM_FIELDS) | masks (n x 114).
+AEC_I_CFG = 8
+AEC_I_OFF = AEC_I_CFG + NUM_CFG
+AEC_I_SIZE = AEC_I_OFF + len(OBS_PARTS)
+
+
+@njit(**OPTS)
+def aec_views(ibuf, fbuf, bbuf):
+    cfg = ibuf[AEC_I_CFG:AEC_I_OFF]
+    n, sides = cfg[C_N], cfg[C_SIDES]
+    hands = ibuf[0:8].reshape((1, 8))
+    off = ibuf[AEC_I_OFF:AEC_I_SIZE]
+    scores = fbuf[0:sides].reshape((1, sides))
+    hstart = fbuf[sides:2 * sides].reshape((1, sides))
+    gains = fbuf[2 * sides:3 * sides].reshape((1, sides))
+    fcfg = fbuf[3 * sides:3 * sides + 3]
+    st = bbuf[0:NUM_FIELDS].reshape((1, NUM_FIELDS))
+    masks = bbuf[NUM_FIELDS:NUM_FIELDS + n * NUM_ACTIONS].reshape((n, NUM_ACTIONS))
+    return cfg, hands, off, scores, hstart, gains, fcfg, st, masks
+
+
 @njit(**ENTRY)
-def aec_step(action, st, hands, scores, gains, cfg, fcfg, off, obs, masks):
-    """Apply the mover's (legal, checked by the caller) action; ``gains`` gets the step's points."""
+def aec_step(action, ibuf, fbuf, bbuf, obs):
+    """Apply the mover's (legal, checked by the caller) action; gains get the step's
+    points. Returns aec_settle's result, plus 8 when some side scored (a seat is < 8)."""
+    cfg, hands, off, scores, hstart, gains, fcfg, st, masks = aec_views(ibuf, fbuf, bbuf)
     for side in range(gains.shape[1]):
         gains[0, side] = 0.0
     apply_action(st, 0, hands, scores, gains, cfg, fcfg[F_TARGET], action)
-    return aec_settle(st, hands, scores, gains, cfg, fcfg, off, obs, masks)
+    result = aec_settle(st, hands, scores, gains, cfg, fcfg, off, obs, masks)
+    for side in range(gains.shape[1]):
+        if gains[0, side] != 0.0:
+            return result + 8 if result >= 0 else result - 8
+    return result
 
 
 @njit(**ENTRY)
-def aec_deal(order, leader, new_game, start_scores, st, hands, scores, hstart, gains, cfg, fcfg, off, obs, masks):
+def aec_deal(order, leader, new_game, start_scores, ibuf, fbuf, bbuf, obs):
     """Start a hand from ``order`` (hands seat by seat, then the boneyard) led by
     ``leader``: the next hand of the running game, or with ``new_game`` a new game
     at ``start_scores``. ``gains`` keeps what the step that ended the last hand scored."""
+    cfg, hands, off, scores, hstart, gains, fcfg, st, masks = aec_views(ibuf, fbuf, bbuf)
     for t in range(28):
         st[0, ORDER + t] = order[t]
     if new_game:
