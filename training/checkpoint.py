@@ -47,7 +47,7 @@ def atomic_save(obj, path):
 def save_checkpoint(path, net, optimizer, rules, cfg_dict, global_step, update, trainer_state: dict, extra=None):
     ckpt = {
         "format": FORMAT, "version": VERSION,
-        "policy": policy_record(net, rules),
+        "policy": policy_record(net, rules, cfg_dict.get("features", "none")),
         "optimizer": optimizer.state_dict(),
         "global_step": int(global_step), "update": int(update),
         "config": dict(cfg_dict),
@@ -57,10 +57,10 @@ def save_checkpoint(path, net, optimizer, rules, cfg_dict, global_step, update, 
     atomic_save(ckpt, path)
 
 
-def export_policy(path, net, rules, extra=None):
+def export_policy(path, net, rules, extra=None, features="none"):
     """A policy-only checkpoint (weights and shapes; no optimizer or trainer state)."""
     net_cpu = {k: v.detach().cpu().to(torch.float32) for k, v in net.state_dict().items()}
-    record = policy_record(net, rules)
+    record = policy_record(net, rules, features)
     record["state_dict"] = net_cpu
     atomic_save({"format": FORMAT, "version": VERSION, "policy": record, "extra": dict(extra or {})}, path)
 
@@ -77,7 +77,7 @@ def load_checkpoint(path, cfg_dict=None) -> dict:
                               "it can be played (ppo:PATH) but not resumed")
     if cfg_dict is not None:
         keys = ("num_players", "target", "hidden_sizes", "activation", "num_envs", "num_steps", "auto_forced",
-                "skip_single_choice")
+                "skip_single_choice", "features")
         from .config import defaults
 
         stored = {**defaults(), **ckpt["config"]}  # keys added after the checkpoint was written take their defaults

@@ -13,6 +13,8 @@ from dataclasses import MISSING, asdict, dataclass, field, fields
 
 import yaml
 
+from allfives_env.agents.ppo_features import FEATURES
+
 
 class ConfigError(ValueError):
     """A config key that does not exist or a value of the wrong type."""
@@ -70,6 +72,10 @@ class TrainConfig:
     # ---- network and PPO
     hidden_sizes: typing.List[int] = field(default_factory=lambda: [128, 128])
     """widths of the shared MLP trunk"""
+    features: str = "none"
+    """derived inputs after the observation: none, or reply (the next seat's best reply per placement; agents/ppo_features.py)"""
+    init_from: typing.Optional[str] = None
+    """start the network from this policy file (same players and widths; new feature inputs start at zero weight)"""
     activation: str = "relu"
     """relu or tanh"""
     learning_rate: float = 2e-3
@@ -183,6 +189,7 @@ def _validate(cfg: TrainConfig) -> TrainConfig:
         ("num_players", cfg.num_players in (2, 3, 4), "2, 3 or 4"),
         ("device", cfg.device == "cpu" or cfg.device.startswith("cuda"), "cpu or cuda[:N]"),
         ("activation", cfg.activation in ("relu", "tanh"), "relu or tanh"),
+        ("features", cfg.features in FEATURES, " or ".join(FEATURES)),
         ("num_envs", cfg.num_envs >= 1, "a positive integer"),
         ("num_steps", cfg.num_steps >= 1, "a positive integer"),
         ("minibatch_size", cfg.minibatch_size >= 1, "a positive integer"),

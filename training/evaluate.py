@@ -16,10 +16,10 @@ from allfives_env.arena import run_match
 from .checkpoint import export_policy
 
 
-def evaluate_policy(net, rules, opponents, games, seed, run_dir, workers=1) -> dict:
+def evaluate_policy(net, rules, opponents, games, seed, run_dir, workers=1, features="none") -> dict:
     """``{opponent: {"win_rate", "ci_low", "ci_high", "margin", "games", "seconds"}}`` for the policy."""
     path = os.path.join(run_dir, "eval_policy.pt")
-    export_policy(path, net, rules)
+    export_policy(path, net, rules, features=features)
     spec = f"ppo:{path}"
     results = {}
     for opp in opponents:

@@ -130,6 +130,8 @@ class Trainer:
         self.collector = Collector(cfg, cfg.device)
         self.rules = self.collector.config
         self.net = PolicyNet(self.collector.obs_dim, cfg.hidden_sizes, cfg.activation).to(self.device)
+        if cfg.init_from:
+            warm_start(self.net, cfg.init_from, self.rules, cfg.features)
         self.opponent = copy.deepcopy(self.net)
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=cfg.learning_rate, eps=1e-5)
         self.rng = np.random.default_rng(np.random.SeedSequence([cfg.seed, 11]))
@@ -211,7 +213,7 @@ class Trainer:
         cfg = self.cfg
         t0 = time.perf_counter()
         res = evaluate_policy(self.net, self.rules, cfg.eval_opponents, cfg.eval_games, cfg.eval_seed,
-                              self.run_dir, cfg.eval_workers)
+                              self.run_dir, cfg.eval_workers, features=cfg.features)
         self.totals["t_eval"] += time.perf_counter() - t0
         self.last_eval = res
         row = {"t_eval": time.perf_counter() - t0}
@@ -246,41 +248,16 @@ def train(cfg: TrainConfig, run_dir=None, resume=False) -> dict:
     save_config(cfg, run_dir)
     log = MetricsLog(run_dir, cfg, resume_update=trainer.update if resume else None)
     bar = _bar(cfg, trainer.global_step)
-    start = time.perf_counter()
-    base_elapsed = trainer.elapsed
-    last_ckpt = start
-    evaluated_at = -1
     try:
-        while trainer.global_step < cfg.total_timesteps:
-            if cfg.max_minutes and trainer.elapsed >= cfg.max_minutes * 60:
-                break
-            row = trainer.iterate()
-            if cfg.eval_every and trainer.update % cfg.eval_every == 0:
-                row.update(trainer.evaluate())
-                evaluated_at = trainer.update
-            trainer.elapsed = base_elapsed + time.perf_counter() - start
-            row["wall_s"] = trainer.elapsed
-            row["sps_overall"] = trainer.global_step / max(trainer.elapsed, 1e-9)
-            log.write(row)
-            if time.perf_counter() - last_ckpt >= cfg.checkpoint_minutes * 60:
-                trainer.save("latest.pt")
-                last_ckpt = time.perf_counter()
-            if bar is not None:
-                bar.update(trainer.global_step - bar.n)
-                post = {"sps": f"{row['sps']:.0f}", "ent": f"{row['entropy']:.2f}", "kl": f"{row['approx_kl']:.4f}",
-                        "tr_greedy": f"{row.get('train_win_greedy', float('nan')):.2f}"}
-                for opp, r in trainer.last_eval.items():
-                    post[f"ev_{opp[:6]}"] = f"{r['win_rate']:.2f}"
-                bar.set_postfix(post, refresh=False)
-        if evaluated_at != trainer.update and cfg.eval_every:
-            row = {"update": trainer.update, "global_step": trainer.global_step, **trainer.evaluate()}
-            trainer.elapsed = base_elapsed + time.perf_counter() - start
-            row["wall_s"] = trainer.elapsed
-            log.write(row)
-        trainer.elapsed = base_elapsed + time.perf_counter() - start
+        _train_loop(trainer, cfg, log, bar)
         trainer.save("latest.pt")
         export_policy(os.path.join(run_dir, "policy.pt"), trainer.net, trainer.rules,
-                      extra={"global_step": trainer.global_step, "update": trainer.update, "last_eval": trainer.last_eval})
+                      extra={"global_step": trainer.global_step, "update": trainer.update, "last_eval": trainer.last_eval},
+                      features=cfg.features)
+    except KeyboardInterrupt:  # Ctrl-C: keep what was learned; --resume continues from there
+        trainer.save("latest.pt")
+        sys.stderr.write(f"\ninterrupted: wrote {os.path.join(run_dir, 'latest.pt')}; continue with --resume {run_dir}\n")
+        raise
     finally:
         if bar is not None:
             bar.close()
@@ -292,6 +269,70 @@ def train(cfg: TrainConfig, run_dir=None, resume=False) -> dict:
                "time_split": {k: v / busy for k, v in totals.items()} if busy else {},
                "last_eval": trainer.last_eval, "best": trainer.best}
     return summary
+
+
+def _train_loop(trainer, cfg, log, bar):
+    """Updates (with evaluations, logs and timed checkpoints) until the step or time budget is spent."""
+    start = time.perf_counter()
+    base_elapsed = trainer.elapsed
+    last_ckpt = start
+    evaluated_at = -1
+    while trainer.global_step < cfg.total_timesteps:
+        if cfg.max_minutes and trainer.elapsed >= cfg.max_minutes * 60:
+            break
+        row = trainer.iterate()
+        if cfg.eval_every and trainer.update % cfg.eval_every == 0:
+            row.update(trainer.evaluate())
+            evaluated_at = trainer.update
+        trainer.elapsed = base_elapsed + time.perf_counter() - start
+        row["wall_s"] = trainer.elapsed
+        row["sps_overall"] = trainer.global_step / max(trainer.elapsed, 1e-9)
+        log.write(row)
+        if time.perf_counter() - last_ckpt >= cfg.checkpoint_minutes * 60:
+            trainer.save("latest.pt")
+            last_ckpt = time.perf_counter()
+        if bar is not None:
+            bar.update(trainer.global_step - bar.n)
+            post = {"sps": f"{row['sps']:.0f}", "ent": f"{row['entropy']:.2f}", "kl": f"{row['approx_kl']:.4f}",
+                    "tr_greedy": f"{row.get('train_win_greedy', float('nan')):.2f}"}
+            for opp, r in trainer.last_eval.items():
+                post[f"ev_{opp[:6]}"] = f"{r['win_rate']:.2f}"
+            bar.set_postfix(post, refresh=False)
+    if evaluated_at != trainer.update and cfg.eval_every:
+        row = {"update": trainer.update, "global_step": trainer.global_step, **trainer.evaluate()}
+        trainer.elapsed = base_elapsed + time.perf_counter() - start
+        row["wall_s"] = trainer.elapsed
+        log.write(row)
+    trainer.elapsed = base_elapsed + time.perf_counter() - start
+
+
+def warm_start(net, path, rules, features):
+    """Load the policy file ``path`` into ``net`` (for ``init_from``): same players and
+    hidden widths; inputs that the file's policy did not have (new derived features)
+    get zero weights, so the network starts out computing exactly the file's policy."""
+    from allfives_env.agents.ppo import build_policy, policy_features, read_checkpoint
+
+    policy = read_checkpoint(path)["policy"]
+    if policy["num_players"] != rules.num_players:
+        raise CheckpointError(f"init_from {path!r} is a {policy['num_players']}-player policy; "
+                              f"this run has {rules.num_players} players")
+    source = build_policy(policy, path)
+    if list(source.hidden_sizes) != list(net.hidden_sizes) or source.activation != net.activation:
+        raise CheckpointError(f"init_from {path!r} has hidden_sizes {list(source.hidden_sizes)} ({source.activation}); "
+                              f"this run has {list(net.hidden_sizes)} ({net.activation})")
+    old_features = policy_features(policy, path)
+    if old_features not in ("none", features) or source.obs_dim > net.obs_dim:
+        raise CheckpointError(f"init_from {path!r} was trained on features={old_features!r}; this run uses "
+                              f"features={features!r}")
+    state = net.state_dict()
+    for name, value in source.state_dict().items():
+        target = state[name]
+        if value.shape == target.shape:
+            target.copy_(value)
+        else:  # the first trunk layer or the direct path: more input columns now
+            target.zero_()
+            target[:, :value.shape[1]].copy_(value)
+    net.load_state_dict(state)
 
 
 # ----------------------------------------------------------------- command line

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from allfives_env.agents.ppo_features import PolicyInput
 from allfives_env.agents.ppo_net import PolicyNet
 from allfives_env.rules.actions import DRAW, NUM_ACTIONS
 from allfives_env.rules.tiles import heaviness
@@ -142,7 +143,10 @@ class Collector:
         self.config = self.env.config
         self.n = self.env.num_players
         self.B = cfg.num_envs
-        self.obs_dim = self.env.observation_size
+        # the network input: the observation, then the config's derived features (agents/ppo_features.py)
+        self.policy_input = PolicyInput(cfg.features, self.n, self.config.divisor)
+        self.obs_dim = self.policy_input.size
+        self._inputs = np.zeros((self.B, self.obs_dim), np.float32)
         self.points_offset = self.env.layout.offset("placement_points")
         self.seat_side = np.array([self.config.side_of(s) for s in range(self.n)])
         shares = np.array([cfg.opp_self, cfg.opp_pool, cfg.opp_greedy, cfg.opp_random], np.float64)
@@ -202,7 +206,8 @@ class Collector:
             else:
                 li = np.flatnonzero(is_learner)
             t1 = time.perf_counter()
-            logits, values = self._forward(net, obs[li])
+            inputs = self.policy_input(obs, mask, self._inputs)
+            logits, values = self._forward(net, inputs[li])
             a, logp = sample_actions(logits, mask[li], self.rng)
             actions[li] = a
             opp = np.flatnonzero(~is_learner)  # opponents' rows (single-choice ones included)
@@ -210,7 +215,7 @@ class Collector:
                 kinds = self.game_type[opp]
                 pool = opp[kinds == POOL]
                 if len(pool):
-                    plogits, _ = self._forward(self.opponent_net or net, obs[pool])
+                    plogits, _ = self._forward(self.opponent_net or net, inputs[pool])
                     actions[pool] = sample_actions(plogits, mask[pool], self.rng)[0]
                 greedy = opp[kinds == GREEDY]
                 if len(greedy):
@@ -221,7 +226,7 @@ class Collector:
             t2 = time.perf_counter()
             # store the learner's decisions and link each to its seat's previous one
             slots = base + t * B + li
-            buf.obs[slots] = obs[li]
+            buf.obs[slots] = inputs[li]
             buf.mask[slots] = mask[li] > 0
             buf.actions[slots] = a
             buf.logprobs[slots] = logp

@@ -10,13 +10,14 @@ Checkpoint record (``torch.save`` of a dict)::
     {"format": "allfives-ppo", "version": 1,
      "policy": {"net": {"obs_dim", "hidden_sizes", "activation", "skip"},
                 "state_dict": {...}, "num_players": n, "rules": RulesConfig.to_dict(),
-                "encoder": "default"},
+                "encoder": "default", "features": "none" | "reply"},
      ...}   # training checkpoints add optimizer, RNG and trainer state
 
 A bad file raises :class:`CheckpointError` naming the path and the problem.
 
 At play time the agent encodes ``view`` with the
-:class:`~allfives_env.encoders.DefaultEncoder` and runs the network in numpy
+:class:`~allfives_env.encoders.DefaultEncoder`, appends the record's derived
+features (:mod:`allfives_env.agents.ppo_features`; none in older files) and runs the network in numpy
 (one decision at a time is faster without torch's per-call overhead); it
 takes the most likely legal action, or samples one with ``sample=true``.
 """
@@ -29,6 +30,7 @@ from ..encoders import DefaultEncoder
 from ..rules.actions import NUM_ACTIONS
 from ..rules.config import RulesConfig
 from .base import BaseAgent, register_agent
+from .ppo_features import FEATURES, PolicyInput
 
 FORMAT = "allfives-ppo"
 VERSION = 1
@@ -61,10 +63,19 @@ def read_checkpoint(path, full=False) -> dict:
     return ckpt
 
 
-def policy_record(net, rules: RulesConfig) -> dict:
-    """The ``"policy"`` record of a checkpoint for ``net`` trained under ``rules``."""
+def policy_record(net, rules: RulesConfig, features: str = "none") -> dict:
+    """The ``"policy"`` record of a checkpoint for ``net`` trained under ``rules`` on ``features``."""
     return {"net": net.spec(), "state_dict": {k: v.detach().cpu().clone() for k, v in net.state_dict().items()},
-            "num_players": rules.num_players, "rules": rules.to_dict(), "encoder": "default"}
+            "num_players": rules.num_players, "rules": rules.to_dict(), "encoder": "default",
+            "features": features}
+
+
+def policy_features(policy: dict, path="<memory>") -> str:
+    """The derived features a policy record was trained on ("none" for files older than features)."""
+    features = policy.get("features", "none")
+    if features not in FEATURES:
+        raise CheckpointError(f"{path!r} needs features={features!r}, unknown here; known: {list(FEATURES)}")
+    return features
 
 
 def build_policy(policy: dict, path="<memory>"):
@@ -81,10 +92,10 @@ def build_policy(policy: dict, path="<memory>"):
 
 
 def load_policy(path):
-    """``(net, rules)`` from a checkpoint file."""
+    """``(net, rules, features)`` from a checkpoint file."""
     ckpt = read_checkpoint(path)
     policy = ckpt["policy"]
-    return build_policy(policy, path), RulesConfig.from_options(**policy["rules"])
+    return build_policy(policy, path), RulesConfig.from_options(**policy["rules"]), policy_features(policy, path)
 
 
 #: (path, mtime, size) -> numpy weights: a policy is read with torch once per process, and worker
@@ -96,12 +107,12 @@ def _numpy_policy(path):
     st = os.stat(path)
     key = (os.path.abspath(path), st.st_mtime_ns, st.st_size)
     if key not in _WEIGHTS:
-        net, rules = load_policy(path)
+        net, rules, features = load_policy(path)
         layers = [(m.weight.detach().numpy().T.copy(), m.bias.detach().numpy().copy())
                   for m in net.trunk if hasattr(m, "weight")]
         head = (net.policy_head.weight.detach().numpy().T.copy(), net.policy_head.bias.detach().numpy().copy())
         direct = None if net.direct is None else net.direct.weight.detach().numpy().T.copy()
-        _WEIGHTS[key] = (rules, net.obs_dim, net.activation, layers, head, direct)
+        _WEIGHTS[key] = (rules, features, net.obs_dim, net.activation, layers, head, direct)
     return _WEIGHTS[key]
 
 
@@ -116,9 +127,12 @@ class PPOAgent(BaseAgent):
         self.sample = bool(sample)
         if not os.path.isfile(path):
             raise CheckpointError(f"checkpoint not found: {path!r}")
-        self.rules, self.obs_dim, self.activation, self._layers, self._head, self._direct = _numpy_policy(path)
+        (self.rules, self.features, self.obs_dim, self.activation, self._layers, self._head,
+         self._direct) = _numpy_policy(path)
         self.num_players = self.rules.num_players
         self._encoders = {}
+        self._inputs = {}
+        self._mask = np.zeros((1, NUM_ACTIONS), np.int8)
 
     def reset(self, seat, config, rng):
         if config.num_players != self.num_players:
@@ -127,10 +141,12 @@ class PPOAgent(BaseAgent):
         super().reset(seat, config, rng)
         if config not in self._encoders:
             encoder = DefaultEncoder(config)
-            if encoder.size != self.obs_dim:
-                raise ValueError(f"{self.path!r} expects observations of size {self.obs_dim}; "
-                                 f"this game's encoder gives {encoder.size}")
+            policy_input = PolicyInput(self.features, config.num_players, config.divisor)
+            if policy_input.size != self.obs_dim:
+                raise ValueError(f"{self.path!r} expects inputs of size {self.obs_dim}; this game's encoder "
+                                 f"with features={self.features!r} gives {policy_input.size}")
             self._encoders[config] = encoder
+            self._inputs[config] = policy_input
 
     def logits(self, obs: np.ndarray) -> np.ndarray:
         h = obs
@@ -144,8 +160,16 @@ class PPOAgent(BaseAgent):
         if len(legal_actions) == 1:
             return legal_actions[0]
         encoder = self._encoders.get(view.config) or DefaultEncoder(view.config)
-        logits = self.logits(view.observation(encoder.encode))
+        obs = view.observation(encoder.encode)
         legal = np.asarray(legal_actions)
+        if self.features != "none":
+            policy_input = self._inputs.get(view.config) or PolicyInput(self.features, view.config.num_players,
+                                                                        view.config.divisor)
+            mask = self._mask
+            mask[0] = 0
+            mask[0, legal] = 1
+            obs = policy_input(obs[None, :], mask)[0]
+        logits = self.logits(obs)
         chosen = logits[legal]
         if not self.sample:
             return int(legal[int(np.argmax(chosen))])
@@ -160,5 +184,6 @@ def _factory(path, **options):
 
 register_agent("ppo", _factory, takes_path=True, help=PPOAgent.__doc__.splitlines()[0])
 
-__all__ = ["PPOAgent", "CheckpointError", "read_checkpoint", "policy_record", "build_policy", "load_policy",
+__all__ = ["PPOAgent", "CheckpointError", "read_checkpoint", "policy_record", "policy_features", "build_policy",
+           "load_policy",
            "FORMAT", "VERSION", "NUM_ACTIONS"]

@@ -62,6 +62,7 @@ def scripted_aec_episode(num_players, target, seed, skip_single_choice=False):
             per_seat[seat].append(0.0)
             acted.add(seat)
         env.step(action)
+    game = env.unwrapped.game  # the engine's state at the end (read afresh: it is replayed on demand)
     if game.hand_number != 0:
         return None
     return deal, actions, per_seat, set(game.winners), game.config

@@ -96,3 +96,43 @@ def test_bad_checkpoints_are_clear_errors(tmp_path, capsys):
     agent = make_agent(f"ppo:{run}/policy.pt")
     with pytest.raises(ValueError, match="2 players"):
         run_match(RulesConfig(num_players=3), [agent, "random", "random"], 3)
+
+
+def test_reply_features_warm_start_from_a_plain_policy_and_play(tmp_path):
+    """init_from a policy without derived features: the widened network starts out
+    with exactly the old policy's logits; the run trains, and its ppo:PATH file
+    carries features='reply' so the arena builds the same input."""
+    import numpy as np
+
+    from allfives_env.agents.ppo import build_policy, read_checkpoint
+    from allfives_env.agents.ppo_features import PolicyInput
+    from training.ppo import Trainer
+
+    plain = str(tmp_path / "plain")
+    assert train_main(["--config", "configs/smoke.yaml", "--run-dir", plain, *FAST]) == 0
+    cfg = load_config("configs/smoke.yaml", [*FAST, "features=reply", f"init_from={plain}/policy.pt"])
+    trainer = Trainer(cfg, str(tmp_path / "warm"))
+    old = build_policy(read_checkpoint(f"{plain}/policy.pt")["policy"])
+    out = trainer.collector.out
+    inputs = PolicyInput("reply", 2, 5)(out.obs, out.mask)
+    assert inputs.shape[1] == old.obs_dim + 224 == trainer.net.obs_dim
+    assert np.abs(inputs[:, old.obs_dim:]).sum() > 0  # the features are not all zero here
+    with torch.no_grad():
+        new_logits, new_values = trainer.net(torch.from_numpy(inputs))
+        old_logits, old_values = old(torch.from_numpy(out.obs))
+    torch.testing.assert_close(new_logits, old_logits)
+    torch.testing.assert_close(new_values, old_values)
+
+    warm = str(tmp_path / "warm_run")
+    assert train_main(["--config", "configs/smoke.yaml", "--run-dir", warm, *FAST, "features=reply",
+                       f"init_from={plain}/policy.pt"]) == 0
+    assert read_checkpoint(f"{warm}/policy.pt")["policy"]["features"] == "reply"
+    match = run_match(RulesConfig(num_players=2, target=60), [f"ppo:{warm}/policy.pt", "greedy"], 4, seed=3)
+    assert match.to_dict()["agents"][0]["games"] == 4
+    # a mismatched start is a clear error
+    with pytest.raises(CheckpointError, match="hidden_sizes"):
+        Trainer(load_config("configs/smoke.yaml", [*FAST, "hidden_sizes=[32,32]", f"init_from={plain}/policy.pt"]),
+                str(tmp_path / "bad"))
+    with pytest.raises(CheckpointError, match="is a 2-player policy; this run has 3 players"):
+        Trainer(load_config("configs/smoke.yaml", [*FAST, "num_players=3", f"init_from={plain}/policy.pt"]),
+                str(tmp_path / "bad3"))
