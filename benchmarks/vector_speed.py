@@ -3,8 +3,9 @@
 Both play uniformly random legal actions and build the observation and the
 action mask at every decision:
 
-* AEC env: ``env()`` driven by ``agent_iter/last/step``, the action drawn with
-  a numpy Generator among the mask's ones (as ``benchmarks/aec_speed.py``).
+* AEC env: ``env()`` driven by ``agent_iter/last/step`` (as
+  ``benchmarks/aec_speed.py``), on both backends: the compiled one (the
+  default) and the pure-Python engine.
 * Vector env: ``VectorAllFives.step`` over B games, the actions drawn by
   ``random_legal_actions`` (numba, per-game streams) from the returned masks;
   the timing includes that draw.
@@ -68,11 +69,13 @@ def main():
 
     from allfives_env import env
 
-    aec = [aec_decisions_per_second(lambda: env(num_players=args.players), args.seconds, seed=r,
-                                    clock=time.perf_counter) for r in range(args.repeats)]
-    aec_median = statistics.median(aec)
-    print(f"AEC env ({args.players} players): {aec_median:,.0f} decisions/s "
-          f"(median of {args.repeats}: {', '.join(f'{x:,.0f}' for x in aec)})")
+    aec_medians = {}
+    for backend in ("numba", "python"):
+        aec = [aec_decisions_per_second(lambda: env(num_players=args.players, backend=backend), args.seconds,
+                                        seed=r, clock=time.perf_counter) for r in range(args.repeats)]
+        aec_medians[backend] = statistics.median(aec)
+        print(f"AEC env ({args.players} players, backend={backend}): {aec_medians[backend]:,.0f} decisions/s "
+              f"(median of {args.repeats}: {', '.join(f'{x:,.0f}' for x in aec)})")
 
     for size, parallel in [(size, parallel) for size in args.sizes for parallel in modes]:
         venv = VectorAllFives(size, num_players=args.players, parallel=parallel)
@@ -87,7 +90,8 @@ def main():
         rate = statistics.median(r for r, _ in runs)
         cpu_ns = statistics.median(c for _, c in runs)
         print(f"vector B={size:>6} (parallel={venv.parallel}): {rate:,.0f} decisions/s "
-              f"= {rate / aec_median:.0f}x AEC; CPU {cpu_ns:.0f} ns/decision; "
+              f"= {rate / aec_medians['numba']:.0f}x AEC (numba), {rate / aec_medians['python']:.0f}x AEC (python); "
+              f"CPU {cpu_ns:.0f} ns/decision; "
               f"{venv.memory_bytes() / size:,.0f} bytes/game "
               f"(runs: {', '.join(f'{r:,.0f}' for r, _ in runs)})")
 

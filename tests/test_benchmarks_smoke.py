@@ -22,4 +22,5 @@ def test_aec_speed_prints_every_row():
 def test_vector_speed_prints_aec_and_vector_rows():
     out = run_script("benchmarks/vector_speed.py", "--sizes", "64", "--seconds", "0.05", "--repeats", "1",
                      "--parallel", "off")
-    assert "AEC env (2 players)" in out and "vector B=    64" in out
+    assert "AEC env (2 players, backend=numba)" in out and "AEC env (2 players, backend=python)" in out
+    assert "vector B=    64" in out and "x AEC (numba)" in out
