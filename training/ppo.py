@@ -25,7 +25,9 @@ import csv
 import math
 import os
 import random
+import signal
 import sys
+import threading
 import time
 
 import numpy as np
@@ -248,17 +250,20 @@ def train(cfg: TrainConfig, run_dir=None, resume=False) -> dict:
     save_config(cfg, run_dir)
     log = MetricsLog(run_dir, cfg, resume_update=trainer.update if resume else None)
     bar = _bar(cfg, trainer.global_step)
+    previous = _stop_on_sigterm()
     try:
         _train_loop(trainer, cfg, log, bar)
         trainer.save("latest.pt")
         export_policy(os.path.join(run_dir, "policy.pt"), trainer.net, trainer.rules,
                       extra={"global_step": trainer.global_step, "update": trainer.update, "last_eval": trainer.last_eval},
                       features=cfg.features)
-    except KeyboardInterrupt:  # Ctrl-C: keep what was learned; --resume continues from there
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: keep what was learned; --resume continues from there
         trainer.save("latest.pt")
         sys.stderr.write(f"\ninterrupted: wrote {os.path.join(run_dir, 'latest.pt')}; continue with --resume {run_dir}\n")
         raise
     finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
         if bar is not None:
             bar.close()
         log.close()
@@ -269,6 +274,18 @@ def train(cfg: TrainConfig, run_dir=None, resume=False) -> dict:
                "time_split": {k: v / busy for k, v in totals.items()} if busy else {},
                "last_eval": trainer.last_eval, "best": trainer.best}
     return summary
+
+
+def _stop_on_sigterm():
+    """Make SIGTERM (``kill``) stop training like Ctrl-C, so latest.pt is written first.
+    Returns the previous handler (None off the main thread, where signals cannot be set)."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    return signal.signal(signal.SIGTERM, interrupt)
 
 
 def _train_loop(trainer, cfg, log, bar):
@@ -311,6 +328,7 @@ def warm_start(net, path, rules, features):
     hidden widths; inputs that the file's policy did not have (new derived features)
     get zero weights, so the network starts out computing exactly the file's policy."""
     from allfives_env.agents.ppo import build_policy, policy_features, read_checkpoint
+    from allfives_env.agents.ppo_features import extends
 
     policy = read_checkpoint(path)["policy"]
     if policy["num_players"] != rules.num_players:
@@ -321,7 +339,7 @@ def warm_start(net, path, rules, features):
         raise CheckpointError(f"init_from {path!r} has hidden_sizes {list(source.hidden_sizes)} ({source.activation}); "
                               f"this run has {list(net.hidden_sizes)} ({net.activation})")
     old_features = policy_features(policy, path)
-    if old_features not in ("none", features) or source.obs_dim > net.obs_dim:
+    if not extends(features, old_features) or source.obs_dim > net.obs_dim:
         raise CheckpointError(f"init_from {path!r} was trained on features={old_features!r}; this run uses "
                               f"features={features!r}")
     state = net.state_dict()
@@ -381,6 +399,8 @@ def main(argv=None) -> int:
     except (ConfigError, CheckpointError, FileNotFoundError) as exc:
         sys.stderr.write(f"training.ppo: error: {exc}\n")
         return 2
+    except KeyboardInterrupt:
+        return 130
 
 
 if __name__ == "__main__":

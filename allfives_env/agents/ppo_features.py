@@ -20,7 +20,15 @@ The layout after the placement is modelled as the engine does (open value and
 counting weight per slot, a double counting both halves, the lone double lead
 becoming a spinner at an end); side branches that the placement would open
 are left out (a cheap, documented approximation: features, not rules).
-Zero for draws, passes and illegal actions.
+``"reply_control"`` (3 x 112): ``"reply"``, then
+
+* ``control``: how many of the seat's other tiles (/7) still fit the layout
+  after this placement (the same layout model): suit control, fewer forced
+  draws and passes next turn.
+
+Zero for draws, passes and illegal actions. Each feature set extends the one
+before it, so a policy trained on a shorter set warm-starts on a longer one
+(``init_from``; the new inputs start at zero weight).
 """
 
 import numpy as np
@@ -30,7 +38,8 @@ from ..encoders import default_layout
 from ..rules.actions import DRAW
 from ..rules.tiles import TILE_HIGH, TILE_LOW
 
-FEATURES = ("none", "reply")
+FEATURES = ("none", "reply", "reply_control")
+_BLOCKS = {"none": 0, "reply": 2, "reply_control": 3}  # blocks of 112 values after the observation
 _LOW = np.array(TILE_LOW, np.int64)
 _HIGH = np.array(TILE_HIGH, np.int64)
 
@@ -39,7 +48,12 @@ def feature_size(name: str) -> int:
     """How many values ``name`` appends to the observation."""
     if name not in FEATURES:
         raise ValueError(f"features={name!r} is not allowed; allowed: {list(FEATURES)}")
-    return 0 if name == "none" else 2 * DRAW
+    return _BLOCKS[name] * DRAW
+
+
+def extends(longer: str, shorter: str) -> bool:
+    """Whether the input of ``longer`` starts with the whole input of ``shorter``."""
+    return FEATURES.index(longer) >= FEATURES.index(shorter)
 
 
 class PolicyInput:
@@ -62,7 +76,8 @@ class PolicyInput:
             return obs
         if out is None:
             out = np.empty((obs.shape[0], self.size), np.float32)
-        _reply_features(obs, mask, self._off, self._num_players, self._divisor, _LOW, _HIGH, out)
+        _reply_features(obs, mask, self._off, self._num_players, self._divisor, _LOW, _HIGH,
+                        _BLOCKS[self.features] >= 3, out)
         return out
 
 
@@ -81,7 +96,7 @@ def _count_after(values, weights, count, slot, tile_low, tile_high):
 
 
 @njit(cache=True)
-def _reply_features(obs, mask, off, n, divisor, LOW, HIGH, out):
+def _reply_features(obs, mask, off, n, divisor, LOW, HIGH, control, out):
     o_hand, o_played, o_avail, o_value, o_double, o_counts, o_count, o_lead, o_lacks = (
         off[0], off[1], off[2], off[3], off[4], off[5], off[6], off[7], off[8])
     B, D = obs.shape
@@ -95,9 +110,11 @@ def _reply_features(obs, mask, off, n, divisor, LOW, HIGH, out):
         for i in range(D, out.shape[1]):
             out[b, i] = 0.0
         known = 0
+        hand = 0
         for t in range(28):
             if obs[b, o_hand + t] > 0.5:
                 known |= 1 << t
+                hand |= 1 << t
             for rel in range(n):
                 if obs[b, o_played + 28 * rel + t] > 0.5:
                     known |= 1 << t
@@ -112,8 +129,6 @@ def _reply_features(obs, mask, off, n, divisor, LOW, HIGH, out):
                 continue
             candidates |= 1 << t
             total += 1
-        if total == 0:
-            continue
         for s in range(4):
             values[s] = -1
             if obs[b, o_avail + s] > 0.5:
@@ -145,6 +160,21 @@ def _reply_features(obs, mask, off, n, divisor, LOW, HIGH, out):
                 after_v[slot], after_w[slot] = end, weight
                 if slot < 2 and weights[1 - slot] == 0 and values[1 - slot] >= 0:
                     after_w[1 - slot] = 2
+            if control:
+                fitting = 0
+                for s2 in range(4):
+                    if after_v[s2] >= 0:
+                        for u in range(28):
+                            if LOW[u] == after_v[s2] or HIGH[u] == after_v[s2]:
+                                fitting |= 1 << u
+                rest = hand & ~(1 << t) & fitting
+                kept = 0
+                while rest:
+                    rest &= rest - 1
+                    kept += 1
+                out[b, D + 2 * DRAW + a] = kept / 7.0
+            if total == 0:
+                continue
             best, scoring = 0, 0
             for u in range(28):
                 if not (candidates >> u) & 1:

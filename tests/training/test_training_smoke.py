@@ -136,3 +136,31 @@ def test_reply_features_warm_start_from_a_plain_policy_and_play(tmp_path):
     with pytest.raises(CheckpointError, match="is a 2-player policy; this run has 3 players"):
         Trainer(load_config("configs/smoke.yaml", [*FAST, "num_players=3", f"init_from={plain}/policy.pt"]),
                 str(tmp_path / "bad3"))
+
+
+def test_sigterm_writes_latest_and_the_run_resumes(tmp_path):
+    """``kill`` (SIGTERM) stops a run like Ctrl-C: latest.pt is written first, exit
+    status 130, and --resume continues from that update."""
+    import signal
+    import subprocess
+    import sys
+
+    run = str(tmp_path / "run")
+    proc = subprocess.Popen([sys.executable, "-m", "training.ppo", "--config", "configs/smoke.yaml", "--run-dir", run,
+                             "eval_every=0", "tensorboard=false", "total_timesteps=100000000", "checkpoint_minutes=60"],
+                            cwd=os.path.dirname(os.path.dirname(os.path.dirname(__file__))),
+                            stderr=subprocess.PIPE, text=True)
+    metrics = os.path.join(run, "metrics.csv")
+    deadline = time.time() + 120
+    while time.time() < deadline:  # wait for two logged updates (checkpoint_minutes=60: no timed save)
+        if os.path.isfile(metrics) and len(open(metrics).read().splitlines()) >= 3:
+            break
+        time.sleep(0.2)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "interrupted: wrote" in err and "--resume" in err
+    update = load_checkpoint(os.path.join(run, "latest.pt"))["update"]
+    assert update >= 2
+    assert train_main(["--resume", run, f"total_timesteps={(update + 1) * 1024}"]) == 0
+    assert load_checkpoint(os.path.join(run, "latest.pt"))["update"] == update + 1
