@@ -5,6 +5,12 @@ against each baseline with its 95% interval, over decisions and over wall
 minutes) and ``training.png`` (losses, entropy, approx-KL, clip fraction,
 explained variance, SPS) into ``RUN_DIR/plots`` (or ``--out``). Several run
 folders can be given: their curves share the win-rate plots (seeds side by side).
+
+``--chain``: the folders are consecutive phases of one agent (each started from
+the previous one's ``latest.pt``, by ``init_from`` or a copy and ``--resume``):
+each phase is cut at the update of its ``latest.pt`` (what the next phase started
+from), later phases continue its decision count and wall time, and the curves
+are drawn as one run with the phase starts marked.
 """
 
 import argparse
@@ -36,19 +42,57 @@ def _eval_opponents(run_dir, metrics):
     return sorted({c[5:-4] for c in metrics if c.startswith("eval_") and c.endswith("_win")})
 
 
+def chain_metrics(run_dirs) -> tuple:
+    """``(metrics, phase_starts)``: the phases' metrics joined into one run (see ``--chain``)."""
+    from .checkpoint import load_checkpoint
+
+    joined, starts = {}, []
+    step0 = time0 = 0.0
+    for k, run_dir in enumerate(run_dirs):
+        m = read_metrics(run_dir)
+        rows = range(len(m["update"]))
+        if k < len(run_dirs) - 1:  # keep what the next phase started from
+            last = load_checkpoint(os.path.join(run_dir, "latest.pt"))["update"]
+            rows = [i for i in rows if m["update"][i] is not None and m["update"][i] <= last]
+        steps = [m["global_step"][i] for i in rows if m["global_step"][i] is not None]
+        restarted = k > 0 and steps and steps[0] < step0
+        offset_step, offset_time = (step0, time0) if restarted else (0.0, 0.0)
+        starts.append((os.path.basename(os.path.normpath(run_dir)), offset_step, offset_time))
+        for col, values in m.items():
+            column = joined.setdefault(col, [None] * len(joined.get("update", [])))
+            for i in rows:
+                v = values[i]
+                if v is not None and col == "global_step":
+                    v += offset_step
+                elif v is not None and col == "wall_s":
+                    v += offset_time
+                column.append(v)
+        width = max(len(c) for c in joined.values())
+        for column in joined.values():
+            column.extend([None] * (width - len(column)))
+        step0 = max((v for v in joined["global_step"] if v is not None), default=0.0)
+        time0 = max((v for v in joined["wall_s"] if v is not None), default=0.0)
+    return joined, starts
+
+
 def _series(metrics, x, y):
     pts = [(a, b) for a, b in zip(metrics[x], metrics[y]) if a is not None and b is not None]
     return [a for a, _ in pts], [b for _, b in pts]
 
 
-def plot_runs(run_dirs, out_dir) -> list:
+def plot_runs(run_dirs, out_dir, chain=False) -> list:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     os.makedirs(out_dir, exist_ok=True)
-    runs = [(d, read_metrics(d)) for d in run_dirs]
+    starts = []
+    if chain:
+        joined, starts = chain_metrics(run_dirs)
+        runs = [(run_dirs[-1], joined)]
+    else:
+        runs = [(d, read_metrics(d)) for d in run_dirs]
     written = []
     for xkey, xlabel, scale, name in (("global_step", "decisions (all seats)", 1.0, "winrate_steps.png"),
                                       ("wall_s", "wall time (minutes)", 1 / 60, "winrate_time.png")):
@@ -67,6 +111,10 @@ def plot_runs(run_dirs, out_dir) -> list:
                 if len(lo) == len(xs) and len(hi) == len(xs):
                     ax.fill_between(xs, lo, hi, color=line.get_color(), alpha=0.15)
         ax.axhline(0.5, color="grey", lw=0.8, ls="--")
+        for k, (phase, step, minutes) in enumerate(starts[1:], start=1):
+            x = (step if xkey == "global_step" else minutes) * scale
+            ax.axvline(x, color="black", lw=0.8, ls=":")
+            ax.text(x, 0.02 + 0.05 * (k % 2), f" {phase}", fontsize=7, rotation=0)
         ax.set_ylim(0, 1)
         ax.set_xlabel(xlabel)
         ax.set_ylabel("game win rate (95% Wilson interval)")
@@ -102,10 +150,12 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m training.plot", description="learning curves of training runs")
     p.add_argument("run_dirs", nargs="+", metavar="RUN_DIR")
     p.add_argument("--out", metavar="DIR", help="where to write the PNGs (default: RUN_DIR/plots)")
+    p.add_argument("--chain", action="store_true",
+                   help="the folders are consecutive phases of one agent: join them into one curve")
     args = p.parse_args(argv)
     try:
         out = args.out or os.path.join(args.run_dirs[0], "plots")
-        for path in plot_runs(args.run_dirs, out):
+        for path in plot_runs(args.run_dirs, out, chain=args.chain):
             print(path)
     except FileNotFoundError as exc:
         sys.stderr.write(f"training.plot: error: {exc}\n")

@@ -127,6 +127,15 @@ def test_reply_features_warm_start_from_a_plain_policy_and_play(tmp_path):
     assert train_main(["--config", "configs/smoke.yaml", "--run-dir", warm, *FAST, "features=reply",
                        f"init_from={plain}/policy.pt"]) == 0
     assert read_checkpoint(f"{warm}/policy.pt")["policy"]["features"] == "reply"
+    # the two phases plot as one agent: the second continues the first's decisions and minutes
+    from training.plot import chain_metrics
+
+    joined, starts = chain_metrics([plain, warm])
+    steps = [v for v in joined["global_step"] if v is not None]
+    assert steps == sorted(steps) and steps[-1] == 2048 + 2048
+    assert [name for name, _, _ in starts] == ["plain", "warm_run"] and starts[1][1] == 2048
+    assert plot_main(["--chain", plain, warm, "--out", str(tmp_path / "plots")]) == 0
+    assert os.path.getsize(tmp_path / "plots" / "winrate_time.png") > 1000
     match = run_match(RulesConfig(num_players=2, target=60), [f"ppo:{warm}/policy.pt", "greedy"], 4, seed=3)
     assert match.to_dict()["agents"][0]["games"] == 4
     # a mismatched start is a clear error
