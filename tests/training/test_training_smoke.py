@@ -173,3 +173,13 @@ def test_sigterm_writes_latest_and_the_run_resumes(tmp_path):
     assert update >= 2
     assert train_main(["--resume", run, f"total_timesteps={(update + 1) * 1024}"]) == 0
     assert load_checkpoint(os.path.join(run, "latest.pt"))["update"] == update + 1
+    # a stopped run's latest.pt exports to a small policy file that plays as ppo:PATH
+    from training.export import main as export_main
+
+    shipped = str(tmp_path / "shipped.pt")
+    assert export_main([os.path.join(run, "latest.pt"), shipped]) == 0
+    assert os.path.getsize(shipped) < os.path.getsize(os.path.join(run, "latest.pt"))
+    assert _same(_weights(shipped), _weights(os.path.join(run, "latest.pt")))
+    assert export_main([str(tmp_path / "missing.pt"), shipped]) == 2
+    match = run_match(RulesConfig(num_players=2, target=60), [f"ppo:{shipped}", "random"], 2, seed=1)
+    assert match.to_dict()["agents"][0]["games"] == 2
