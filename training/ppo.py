@@ -250,20 +250,21 @@ def train(cfg: TrainConfig, run_dir=None, resume=False) -> dict:
     save_config(cfg, run_dir)
     log = MetricsLog(run_dir, cfg, resume_update=trainer.update if resume else None)
     bar = _bar(cfg, trainer.global_step)
-    previous = _stop_on_sigterm()
+    stop = _StopRequest()
+    previous = stop.install()
     try:
-        _train_loop(trainer, cfg, log, bar)
+        _train_loop(trainer, cfg, log, bar, stop)
+        if stop.requested:  # Ctrl-C or SIGTERM: stop between updates, so latest.pt is consistent
+            trainer.save("latest.pt")
+            sys.stderr.write(f"\ninterrupted: wrote {os.path.join(run_dir, 'latest.pt')}; "
+                             f"continue with --resume {run_dir}\n")
+            raise KeyboardInterrupt
         trainer.save("latest.pt")
         export_policy(os.path.join(run_dir, "policy.pt"), trainer.net, trainer.rules,
                       extra={"global_step": trainer.global_step, "update": trainer.update, "last_eval": trainer.last_eval},
                       features=cfg.features)
-    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: keep what was learned; --resume continues from there
-        trainer.save("latest.pt")
-        sys.stderr.write(f"\ninterrupted: wrote {os.path.join(run_dir, 'latest.pt')}; continue with --resume {run_dir}\n")
-        raise
     finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+        stop.restore(previous)
         if bar is not None:
             bar.close()
         log.close()
@@ -276,19 +277,34 @@ def train(cfg: TrainConfig, run_dir=None, resume=False) -> dict:
     return summary
 
 
-def _stop_on_sigterm():
-    """Make SIGTERM (``kill``) stop training like Ctrl-C, so latest.pt is written first.
-    Returns the previous handler (None off the main thread, where signals cannot be set)."""
-    if threading.current_thread() is not threading.main_thread():
-        return None
+class _StopRequest:
+    """Ctrl-C or SIGTERM (``kill``) asks training to stop after the update in progress
+    (a checkpoint taken mid-update would hold a collected but untrained rollout);
+    a second signal stops at once, keeping the last timed ``latest.pt``."""
 
-    def interrupt(signum, frame):
-        raise KeyboardInterrupt(f"signal {signum}")
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
-    return signal.signal(signal.SIGTERM, interrupt)
+    def __init__(self):
+        self.requested = False
+
+    def __call__(self, signum, frame):
+        if self.requested:
+            raise KeyboardInterrupt(f"signal {signum}")
+        self.requested = True
+        sys.stderr.write("\nstopping after this update (signal again to stop at once, without saving)\n")
+
+    def install(self):
+        """Set the handlers (main thread only); returns the previous ones."""
+        if threading.current_thread() is not threading.main_thread():
+            return None
+        return {sig: signal.signal(sig, self) for sig in self.SIGNALS}
+
+    def restore(self, previous):
+        for sig, handler in (previous or {}).items():
+            signal.signal(sig, handler)
 
 
-def _train_loop(trainer, cfg, log, bar):
+def _train_loop(trainer, cfg, log, bar, stop=None):
     """Updates (with evaluations, logs and timed checkpoints) until the step or time budget is spent."""
     start = time.perf_counter()
     base_elapsed = trainer.elapsed
@@ -296,6 +312,8 @@ def _train_loop(trainer, cfg, log, bar):
     evaluated_at = -1
     while trainer.global_step < cfg.total_timesteps:
         if cfg.max_minutes and trainer.elapsed >= cfg.max_minutes * 60:
+            break
+        if stop is not None and stop.requested:
             break
         row = trainer.iterate()
         if cfg.eval_every and trainer.update % cfg.eval_every == 0:
@@ -315,7 +333,7 @@ def _train_loop(trainer, cfg, log, bar):
             for opp, r in trainer.last_eval.items():
                 post[f"ev_{opp[:6]}"] = f"{r['win_rate']:.2f}"
             bar.set_postfix(post, refresh=False)
-    if evaluated_at != trainer.update and cfg.eval_every:
+    if evaluated_at != trainer.update and cfg.eval_every and not (stop is not None and stop.requested):
         row = {"update": trainer.update, "global_step": trainer.global_step, **trainer.evaluate()}
         trainer.elapsed = base_elapsed + time.perf_counter() - start
         row["wall_s"] = trainer.elapsed

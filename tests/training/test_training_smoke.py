@@ -148,8 +148,8 @@ def test_reply_features_warm_start_from_a_plain_policy_and_play(tmp_path):
 
 
 def test_sigterm_writes_latest_and_the_run_resumes(tmp_path):
-    """``kill`` (SIGTERM) stops a run like Ctrl-C: latest.pt is written first, exit
-    status 130, and --resume continues from that update."""
+    """``kill`` (SIGTERM) stops a run like Ctrl-C: after the update in progress,
+    latest.pt is written, exit status 130, and --resume continues from that update."""
     import signal
     import subprocess
     import sys
@@ -169,8 +169,9 @@ def test_sigterm_writes_latest_and_the_run_resumes(tmp_path):
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err
     assert "interrupted: wrote" in err and "--resume" in err
-    update = load_checkpoint(os.path.join(run, "latest.pt"))["update"]
-    assert update >= 2
+    ckpt = load_checkpoint(os.path.join(run, "latest.pt"))
+    update = ckpt["update"]
+    assert update >= 2 and ckpt["global_step"] == update * 1024  # stopped between updates: a consistent state
     assert train_main(["--resume", run, f"total_timesteps={(update + 1) * 1024}"]) == 0
     assert load_checkpoint(os.path.join(run, "latest.pt"))["update"] == update + 1
     # a stopped run's latest.pt exports to a small policy file that plays as ppo:PATH
