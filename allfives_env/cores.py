@@ -61,6 +61,12 @@ def make_core(backend, config, encoder, episode, auto_forced):
     return CompiledCore(config, encoder, episode, auto_forced)
 
 
+def forced_action(game):
+    """The draw or pass that is the only legal action of the seat to move, else None (``auto_forced``)."""
+    actions = game.legal_actions()
+    return actions[0] if len(actions) == 1 and actions[0] in (DRAW, PASS) else None
+
+
 def _mask_buffers(num_players):
     raw = bytearray(num_players * NUM_ACTIONS)
     return raw, np.frombuffer(raw, np.int8).reshape(num_players, NUM_ACTIONS)
@@ -130,10 +136,10 @@ class PythonCore:
         while not self._episode_over():
             if game.hand_over:
                 game.start_next_hand(self.rng)
-            actions = game.legal_actions()
-            if len(actions) != 1 or actions[0] not in (DRAW, PASS):
+            action = forced_action(game)
+            if action is None:
                 break
-            game.step(actions[0])
+            game.step(action)
             for side, gained in enumerate(game.step_gain):
                 gains[side] += gained
         return gains
@@ -207,7 +213,7 @@ class CompiledCore:
         order = [t for seat in range(self.config.num_players) for t in mask_to_tiles(mirror.hands[seat])]
         order += mirror.boneyard
         self._settle(self._deal(order, mirror.leader, np.array(mirror.scores, np.float64)))
-        return self._gains[0].tolist()
+        return self._gains_row.tolist()
 
     def step(self, action) -> list:
         self._log.append(action)
@@ -258,11 +264,11 @@ class CompiledCore:
                 mirror.start_next_hand(None, deal=entry)
                 continue
             mirror.step(entry)
-            while self.auto_forced and not mirror.hand_over:
-                actions = mirror.legal_actions()
-                if len(actions) != 1 or actions[0] not in (DRAW, PASS):
+            while self.auto_forced and not mirror.hand_over:  # what the kernels resolved inside the step
+                action = forced_action(mirror)
+                if action is None:
                     break
-                mirror.step(actions[0])
+                mirror.step(action)
         self._log.clear()
         return mirror
 

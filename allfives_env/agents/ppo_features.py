@@ -36,12 +36,13 @@ from numba import njit
 
 from ..encoders import default_layout
 from ..rules.actions import DRAW
-from ..rules.tiles import TILE_HIGH, TILE_LOW
+from ..rules.tiles import SUIT_TILES, TILE_HIGH, TILE_LOW
 
 FEATURES = ("none", "reply", "reply_control")
 _BLOCKS = {"none": 0, "reply": 2, "reply_control": 3}  # blocks of 112 values after the observation
 _LOW = np.array(TILE_LOW, np.int64)
 _HIGH = np.array(TILE_HIGH, np.int64)
+_SUIT_TILES = np.array(SUIT_TILES, np.int64)  # tiles carrying each suit (bit mask)
 
 
 def feature_size(name: str) -> int:
@@ -76,7 +77,7 @@ class PolicyInput:
             return obs
         if out is None:
             out = np.empty((obs.shape[0], self.size), np.float32)
-        _reply_features(obs, mask, self._off, self._num_players, self._divisor, _LOW, _HIGH,
+        _reply_features(obs, mask, self._off, self._num_players, self._divisor, _LOW, _HIGH, _SUIT_TILES,
                         _BLOCKS[self.features] >= 3, out)
         return out
 
@@ -96,7 +97,7 @@ def _count_after(values, weights, count, slot, tile_low, tile_high):
 
 
 @njit(cache=True)
-def _reply_features(obs, mask, off, n, divisor, LOW, HIGH, control, out):
+def _reply_features(obs, mask, off, n, divisor, LOW, HIGH, SUITS, control, out):
     o_hand, o_played, o_avail, o_value, o_double, o_counts, o_count, o_lead, o_lacks = (
         off[0], off[1], off[2], off[3], off[4], off[5], off[6], off[7], off[8])
     B, D = obs.shape
@@ -164,9 +165,7 @@ def _reply_features(obs, mask, off, n, divisor, LOW, HIGH, control, out):
                 fitting = 0
                 for s2 in range(4):
                     if after_v[s2] >= 0:
-                        for u in range(28):
-                            if LOW[u] == after_v[s2] or HIGH[u] == after_v[s2]:
-                                fitting |= 1 << u
+                        fitting |= SUITS[after_v[s2]]
                 rest = hand & ~(1 << t) & fitting
                 kept = 0
                 while rest:
