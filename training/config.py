@@ -75,7 +75,7 @@ class TrainConfig:
     features: str = "none"
     """derived inputs after the observation: none, or reply (the next seat's best reply per placement; agents/ppo_features.py)"""
     init_from: typing.Optional[str] = None
-    """start the network from this policy file (same players and widths; new feature inputs start at zero weight)"""
+    """start the network from this policy file: same players, as many layers each at least as wide (wider layers and new feature inputs start at zero outgoing weight, so the start computes exactly that policy)"""
     activation: str = "relu"
     """relu or tanh"""
     learning_rate: float = 2e-3

@@ -342,9 +342,15 @@ def _train_loop(trainer, cfg, log, bar, stop=None):
 
 
 def warm_start(net, path, rules, features):
-    """Load the policy file ``path`` into ``net`` (for ``init_from``): same players and
-    hidden widths; inputs that the file's policy did not have (new derived features)
-    get zero weights, so the network starts out computing exactly the file's policy."""
+    """Load the policy file ``path`` into ``net`` (for ``init_from``), function-preserving.
+
+    ``net`` may be *wider* than the file's network: the same number of trunk
+    layers, each at least as wide, and it may read more inputs (new derived
+    features). The old weights fill each matrix's top-left block; every weight
+    *out of* a new unit or new input is zero, so the network starts out
+    computing exactly the file's policy and value; weights *into* new units
+    keep their fresh random start, so the new units learn as soon as the
+    zero weights move (as in Net2Net's widening)."""
     from allfives_env.agents.ppo import build_policy, policy_features, read_checkpoint
     from allfives_env.agents.ppo_features import extends
 
@@ -353,21 +359,26 @@ def warm_start(net, path, rules, features):
         raise CheckpointError(f"init_from {path!r} is a {policy['num_players']}-player policy; "
                               f"this run has {rules.num_players} players")
     source = build_policy(policy, path)
-    if list(source.hidden_sizes) != list(net.hidden_sizes) or source.activation != net.activation:
-        raise CheckpointError(f"init_from {path!r} has hidden_sizes {list(source.hidden_sizes)} ({source.activation}); "
-                              f"this run has {list(net.hidden_sizes)} ({net.activation})")
+    old_widths, new_widths = list(source.hidden_sizes), list(net.hidden_sizes)
+    if (len(old_widths) != len(new_widths) or any(n < o for o, n in zip(old_widths, new_widths))
+            or source.activation != net.activation or source.skip != net.skip):
+        raise CheckpointError(f"init_from {path!r} has hidden_sizes {old_widths} ({source.activation}); this run has "
+                              f"{new_widths} ({net.activation}): it needs as many layers, each at least as wide, "
+                              f"and the same activation")
     old_features = policy_features(policy, path)
     if not extends(features, old_features) or source.obs_dim > net.obs_dim:
         raise CheckpointError(f"init_from {path!r} was trained on features={old_features!r}; this run uses "
                               f"features={features!r}")
     state = net.state_dict()
-    for name, value in source.state_dict().items():
-        target = state[name]
-        if value.shape == target.shape:
-            target.copy_(value)
-        else:  # the first trunk layer or the direct path: more input columns now
-            target.zero_()
-            target[:, :value.shape[1]].copy_(value)
+    with torch.no_grad():
+        for name, value in source.state_dict().items():
+            target = state[name]
+            rows = value.shape[0]
+            if value.dim() == 2:  # old units' rows: old weights, zero from new inputs / new units
+                target[:rows].zero_()
+                target[:rows, :value.shape[1]].copy_(value)
+            else:
+                target[:rows].copy_(value)
     net.load_state_dict(state)
 
 

@@ -138,7 +138,20 @@ def test_reply_features_warm_start_from_a_plain_policy_and_play(tmp_path):
     assert os.path.getsize(tmp_path / "plots" / "winrate_time.png") > 1000
     match = run_match(RulesConfig(num_players=2, target=60), [f"ppo:{warm}/policy.pt", "greedy"], 4, seed=3)
     assert match.to_dict()["agents"][0]["games"] == 4
-    # a mismatched start is a clear error
+    # a wider network starts out as the file's policy too: old weights in place, zero out of new units
+    wide = Trainer(load_config("configs/smoke.yaml", [*FAST, "features=reply", "hidden_sizes=[96,80]",
+                                                      f"init_from={plain}/policy.pt"]), str(tmp_path / "wide"))
+    assert wide.net.hidden_sizes == (96, 80)
+    with torch.no_grad():
+        wide_logits, wide_values = wide.net(torch.from_numpy(inputs))
+        hidden = wide.net.trunk(torch.from_numpy(inputs))
+    torch.testing.assert_close(wide_logits, old_logits)
+    torch.testing.assert_close(wide_values, old_values)
+    assert (hidden[:, 64:] != 0).any()  # the new units are live (random weights in), only their outputs are zero
+    # a mismatched start is a clear error: narrower, or another depth
+    with pytest.raises(CheckpointError, match="at least as wide"):
+        Trainer(load_config("configs/smoke.yaml", [*FAST, "hidden_sizes=[64,64,64]", f"init_from={plain}/policy.pt"]),
+                str(tmp_path / "deeper"))
     with pytest.raises(CheckpointError, match="hidden_sizes"):
         Trainer(load_config("configs/smoke.yaml", [*FAST, "hidden_sizes=[32,32]", f"init_from={plain}/policy.pt"]),
                 str(tmp_path / "bad"))
