@@ -364,7 +364,7 @@ def warm_start(net, path, rules, features):
             or source.activation != net.activation or source.skip != net.skip):
         raise CheckpointError(f"init_from {path!r} has hidden_sizes {old_widths} ({source.activation}); this run has "
                               f"{new_widths} ({net.activation}): it needs as many layers, each at least as wide, "
-                              f"and the same activation")
+                              f"and the same activation and skip path")
     old_features = policy_features(policy, path)
     if not extends(features, old_features) or source.obs_dim > net.obs_dim:
         raise CheckpointError(f"init_from {path!r} was trained on features={old_features!r}; this run uses "
