@@ -73,7 +73,7 @@ class TrainConfig:
     hidden_sizes: typing.List[int] = field(default_factory=lambda: [128, 128])
     """widths of the shared MLP trunk"""
     features: str = "none"
-    """derived inputs after the observation: none, reply (the next seat's best reply per placement) or reply_control (also the own tiles still fitting); agents/ppo_features.py"""
+    """derived inputs after the observation: none, reply (the next seat's best reply per placement), reply_control (also the own tiles still fitting) or lookahead (also the next seat's expected greedy reply and the following seat's expected best play); agents/ppo_features.py"""
     init_from: typing.Optional[str] = None
     """start the network from this policy file: same players, as many layers each at least as wide (wider layers and new feature inputs start at zero outgoing weight, so the start computes exactly that policy)"""
     activation: str = "relu"

@@ -26,10 +26,30 @@ are left out (a cheap, documented approximation: features, not rules).
   after this placement (the same layout model): suit control, fewer forced
   draws and passes next turn.
 
+``"lookahead"`` (6 x 112): ``"reply_control"``, then a model of the next two
+turns in which the next seat plays greedy (the most points now, ties to the
+heavier tile: :mod:`~allfives_env.agents.greedy`) from a hand drawn uniformly
+among its possible tiles (unseen, none of its known lacking suits) with its
+known hand size:
+
+* ``next_points``: the expected points (/35) of that greedy reply, computed
+  exactly under this model (hypergeometric: the reply is the best-ranked
+  tile the hand holds);
+* ``next_stuck``: the probability that none of its tiles fits (it must draw
+  or pass);
+* ``after_next_points``: the expected best points (/35) the seat after next
+  can then score (the partner with 4 players, the other opponent with 3, the
+  observer itself with 2: its own remaining tiles, known), over the next
+  seat's greedy replies (or the unchanged layout when it is stuck) and that
+  seat's possible hands (the same model; the two unseen hands are taken as
+  independent, the replied tile excluded).
+
 Zero for draws, passes and illegal actions. Each feature set extends the one
 before it, so a policy trained on a shorter set warm-starts on a longer one
 (``init_from``; the new inputs start at zero weight).
 """
+
+import math
 
 import numpy as np
 from numba import njit
@@ -37,12 +57,15 @@ from numba import njit
 from ..encoders import default_layout
 from ..rules.actions import DRAW
 from ..rules.tiles import SUIT_TILES, TILE_HIGH, TILE_LOW
+from .greedy import TIE_RANK
 
-FEATURES = ("none", "reply", "reply_control")
-_BLOCKS = {"none": 0, "reply": 2, "reply_control": 3}  # blocks of 112 values after the observation
+FEATURES = ("none", "reply", "reply_control", "lookahead")
+_BLOCKS = {"none": 0, "reply": 2, "reply_control": 3, "lookahead": 6}  # blocks of 112 values after the observation
 _LOW = np.array(TILE_LOW, np.int64)
 _HIGH = np.array(TILE_HIGH, np.int64)
 _SUIT_TILES = np.array(SUIT_TILES, np.int64)  # tiles carrying each suit (bit mask)
+_TIE_RANK = np.array(TIE_RANK, np.int64)
+_CHOOSE = np.array([[math.comb(n, k) for k in range(29)] for n in range(29)], np.float64)  # C(n, k)
 
 
 def feature_size(name: str) -> int:
@@ -68,7 +91,7 @@ class PolicyInput:
         self.size = self.obs_dim + self.extra
         self._num_players, self._divisor = int(num_players), int(divisor)
         names = ("hand", "played_by", "slot_available", "slot_value", "slot_double_end", "slot_counts",
-                 "count", "is_lead", "lacks")
+                 "count", "is_lead", "lacks", "hand_sizes")
         self._off = np.array([layout.offset(name) for name in names], np.int64)
 
     def __call__(self, obs: np.ndarray, mask: np.ndarray, out: np.ndarray = None) -> np.ndarray:
@@ -78,7 +101,7 @@ class PolicyInput:
         if out is None:
             out = np.empty((obs.shape[0], self.size), np.float32)
         _reply_features(obs, mask, self._off, self._num_players, self._divisor, _LOW, _HIGH, _SUIT_TILES,
-                        _BLOCKS[self.features] >= 3, out)
+                        _BLOCKS[self.features], _TIE_RANK, _CHOOSE, out)
         return out
 
 
@@ -97,14 +120,149 @@ def _count_after(values, weights, count, slot, tile_low, tile_high):
 
 
 @njit(cache=True)
-def _reply_features(obs, mask, off, n, divisor, LOW, HIGH, SUITS, control, out):
-    o_hand, o_played, o_avail, o_value, o_double, o_counts, o_count, o_lead, o_lacks = (
-        off[0], off[1], off[2], off[3], off[4], off[5], off[6], off[7], off[8])
+def _tile_points(values, weights, count, tile, divisor, LOW, HIGH):
+    """The most points ``tile`` scores with one placement on the layout (0: none scores or it does not fit)."""
+    got = 0
+    for s in range(4):
+        c, _, _ = _count_after(values, weights, count, s, LOW[tile], HIGH[tile])
+        if c > 0 and c % divisor == 0 and c > got:
+            got = c
+    return got
+
+
+@njit(cache=True)
+def _place(values, weights, count, slot, lo, hi, out_v, out_w):
+    """Copy the layout into ``out_v``/``out_w`` with ``[lo|hi]`` attached at ``slot``; the new count, or -1."""
+    for s in range(4):
+        out_v[s], out_w[s] = values[s], weights[s]
+    count1, end, weight = _count_after(values, weights, count, slot, lo, hi)
+    if count1 < 0:
+        return -1
+    out_v[slot], out_w[slot] = end, weight
+    if slot < 2 and weights[1 - slot] == 0 and values[1 - slot] >= 0:
+        out_w[1 - slot] = 2
+    return count1
+
+
+@njit(cache=True)
+def _best_play(values, weights, count, tile, divisor, LOW, HIGH, TIE):
+    """(points, greedy key, slot) of ``tile``'s greedy placement on the layout; key -1 if it does not fit."""
+    best_key, best_slot, best_points = -1, -1, 0
+    for s in range(4):
+        c, _, _ = _count_after(values, weights, count, s, LOW[tile], HIGH[tile])
+        if c < 0:
+            continue
+        points = c if c > 0 and c % divisor == 0 else 0
+        key = (points << 7) + TIE[4 * tile + s]
+        if key > best_key:
+            best_key, best_slot, best_points = key, s, points
+    return best_points, best_key, best_slot
+
+
+@njit(cache=True)
+def _ranked(values, weights, count, candidates, divisor, LOW, HIGH, TIE, tiles, points, slots, keys):
+    """The candidate tiles that fit, best greedy key first, into ``tiles``/``points``/``slots`` (``keys``:
+    scratch); how many."""
+    m = 0
+    for u in range(28):
+        if not (candidates >> u) & 1:
+            continue
+        p, key, slot = _best_play(values, weights, count, u, divisor, LOW, HIGH, TIE)
+        if key < 0:
+            continue
+        j = m  # insertion sort, descending key
+        while j > 0 and keys[j - 1] < key:
+            keys[j], tiles[j], points[j], slots[j] = keys[j - 1], tiles[j - 1], points[j - 1], slots[j - 1]
+            j -= 1
+        keys[j], tiles[j], points[j], slots[j] = key, u, p, slot
+        m += 1
+    return m
+
+
+@njit(cache=True)
+def _expected_best(values, weights, count, candidates, hand_size, divisor, LOW, HIGH, CHOOSE, pts):
+    """Expected points of the best placement of a hand of ``hand_size`` tiles drawn uniformly from
+    ``candidates``: with the tiles ranked by points, the i-th is the best held with probability
+    C(size - 1 - i, hand_size - 1) / C(size, hand_size). ``pts`` is scratch space (28 ints)."""
+    size, m = 0, 0
+    for u in range(28):
+        if not (candidates >> u) & 1:
+            continue
+        size += 1
+        got = _tile_points(values, weights, count, u, divisor, LOW, HIGH)
+        if got:
+            j = m  # insertion sort, descending
+            while j > 0 and pts[j - 1] < got:
+                pts[j] = pts[j - 1]
+                j -= 1
+            pts[j] = got
+            m += 1
+    if hand_size <= 0 or size == 0:
+        return 0.0
+    h = min(hand_size, size)
+    total = 0.0
+    for i in range(m):
+        total += pts[i] * CHOOSE[size - 1 - i, h - 1]
+    return total / CHOOSE[size, h]
+
+
+@njit(cache=True)
+def _lookahead(values, weights, count, cand1, n1, h1, cand2, h2, divisor, LOW, HIGH, TIE, CHOOSE, scratch):
+    """(next seat's expected greedy points, P(it has no fitting tile), expected best points of the seat after
+    next) on the layout ``values``/``weights``/``count`` (see the module docstring). ``scratch``: (6, 28) ints."""
+    if h1 <= 0 or n1 <= 0:
+        return 0.0, 1.0, 0.0
+    h = min(h1, n1)
+    tiles, points, slots, keys, pts, after = scratch[0], scratch[1], scratch[2], scratch[3], scratch[4], scratch[5]
+    m = _ranked(values, weights, count, cand1, divisor, LOW, HIGH, TIE, tiles, points, slots, keys)
+    after_v, after_w = after[:4], after[4:8]
+    denominator = CHOOSE[n1, h]
+    expected, after_next = 0.0, 0.0
+    for i in range(m):
+        p = CHOOSE[n1 - 1 - i, h - 1] / denominator  # the i-th ranked tile is held, no better one
+        if p == 0.0:
+            break
+        expected += p * points[i]
+        u = tiles[i]
+        count2 = _place(values, weights, count, slots[i], LOW[u], HIGH[u], after_v, after_w)
+        after_next += p * _expected_best(after_v, after_w, count2, cand2 & ~(1 << u), h2, divisor, LOW, HIGH, CHOOSE, pts)
+    stuck = CHOOSE[n1 - m, h] / denominator
+    if stuck > 0.0:
+        after_next += stuck * _expected_best(values, weights, count, cand2, h2, divisor, LOW, HIGH, CHOOSE, pts)
+    return expected, stuck, after_next
+
+
+@njit(cache=True)
+def _possible(known, lacks, LOW, HIGH):
+    """The tiles outside ``known`` that hold none of the ``lacks`` suits (bit masks), and how many."""
+    mask, size = 0, 0
+    for t in range(28):
+        if (known >> t) & 1 or (lacks >> LOW[t]) & 1 or (lacks >> HIGH[t]) & 1:
+            continue
+        mask |= 1 << t
+        size += 1
+    return mask, size
+
+
+@njit(cache=True)
+def _lacks_of(obs, o_lacks, rel):
+    lacks = 0
+    for suit in range(7):
+        if obs[o_lacks + 7 * rel + suit] > 0.5:
+            lacks |= 1 << suit
+    return lacks
+
+
+@njit(cache=True)
+def _reply_features(obs, mask, off, n, divisor, LOW, HIGH, SUITS, blocks, TIE, CHOOSE, out):
+    o_hand, o_played, o_avail, o_value, o_double, o_counts, o_count, o_lead, o_lacks, o_sizes = (
+        off[0], off[1], off[2], off[3], off[4], off[5], off[6], off[7], off[8], off[9])
     B, D = obs.shape
     values = np.empty(4, np.int64)
     weights = np.empty(4, np.int64)
     after_v = np.empty(4, np.int64)
     after_w = np.empty(4, np.int64)
+    scratch = np.empty((6, 28), np.int64)
     for b in range(B):
         for i in range(D):
             out[b, i] = obs[b, i]
@@ -119,17 +277,14 @@ def _reply_features(obs, mask, off, n, divisor, LOW, HIGH, SUITS, control, out):
             for rel in range(n):
                 if obs[b, o_played + 28 * rel + t] > 0.5:
                     known |= 1 << t
-        lacks_next = 0
-        for suit in range(7):
-            if obs[b, o_lacks + 7 + suit] > 0.5:  # relative seat 1: the next seat
-                lacks_next |= 1 << suit
-        candidates = 0
-        total = 0
-        for t in range(28):
-            if (known >> t) & 1 or (lacks_next >> LOW[t]) & 1 or (lacks_next >> HIGH[t]) & 1:
-                continue
-            candidates |= 1 << t
-            total += 1
+        candidates, total = _possible(known, _lacks_of(obs[b], o_lacks, 1), LOW, HIGH)  # the next seat's
+        h1 = int(round(obs[b, o_sizes + 1] * 10.0))
+        rel2 = 2 % n
+        h2 = int(round(obs[b, o_sizes + rel2] * 10.0))
+        if rel2 == 0:
+            cand2 = hand  # two players: the observer itself, its tiles known (the placed one is removed below)
+        else:
+            cand2, _ = _possible(known, _lacks_of(obs[b], o_lacks, rel2), LOW, HIGH)
         for s in range(4):
             values[s] = -1
             if obs[b, o_avail + s] > 0.5:
@@ -153,15 +308,10 @@ def _reply_features(obs, mask, off, n, divisor, LOW, HIGH, SUITS, control, out):
                 after_w[2], after_w[3] = 0, 0
                 count1 = lo + hi
             else:
-                for s in range(4):
-                    after_v[s], after_w[s] = values[s], weights[s]
-                count1, end, weight = _count_after(values, weights, count, slot, lo, hi)
+                count1 = _place(values, weights, count, slot, lo, hi, after_v, after_w)
                 if count1 < 0:
                     continue
-                after_v[slot], after_w[slot] = end, weight
-                if slot < 2 and weights[1 - slot] == 0 and values[1 - slot] >= 0:
-                    after_w[1 - slot] = 2
-            if control:
+            if blocks >= 3:
                 fitting = 0
                 for s2 in range(4):
                     if after_v[s2] >= 0:
@@ -172,17 +322,21 @@ def _reply_features(obs, mask, off, n, divisor, LOW, HIGH, SUITS, control, out):
                     rest &= rest - 1
                     kept += 1
                 out[b, D + 2 * DRAW + a] = kept / 7.0
+            if blocks >= 6:
+                own = rel2 == 0
+                next_points, stuck, after_next = _lookahead(
+                    after_v, after_w, count1, candidates, total, h1, cand2 & ~(1 << t),
+                    h2 - 1 if own else h2, divisor, LOW, HIGH, TIE, CHOOSE, scratch)
+                out[b, D + 3 * DRAW + a] = next_points / 35.0
+                out[b, D + 4 * DRAW + a] = stuck
+                out[b, D + 5 * DRAW + a] = after_next / 35.0
             if total == 0:
                 continue
             best, scoring = 0, 0
             for u in range(28):
                 if not (candidates >> u) & 1:
                     continue
-                got = 0
-                for s2 in range(4):
-                    c, _, _ = _count_after(after_v, after_w, count1, s2, LOW[u], HIGH[u])
-                    if c > 0 and c % divisor == 0 and c > got:
-                        got = c
+                got = _tile_points(after_v, after_w, count1, u, divisor, LOW, HIGH)
                 if got:
                     scoring += 1
                     if got > best:
