@@ -104,6 +104,13 @@ class TrainConfig:
     """gradient clipping norm"""
     target_kl: typing.Optional[float] = None
     """stop an update's epochs early when the approximate KL exceeds this (None: never)"""
+    # ---- expert iteration (training/distill.py)
+    distill_data: typing.List[str] = field(default_factory=list)
+    """folders of a teacher's labels (python -m training.distill collect) to imitate during PPO (empty: none)"""
+    distill_coef: float = 0.0
+    """weight of the cross-entropy to the teacher's best action, added to every minibatch's PPO loss"""
+    distill_batch: int = 512
+    """labelled decisions drawn for that loss per minibatch"""
     # ---- evaluation, logging, checkpoints
     eval_every: int = 20
     """evaluate every this many updates (0: never during training); also at the end"""
@@ -200,6 +207,9 @@ def _validate(cfg: TrainConfig) -> TrainConfig:
         ("snapshot_every", cfg.snapshot_every >= 1, "a positive integer"),
         ("pool_size", cfg.pool_size >= 1, "a positive integer"),
         ("eval_games", cfg.eval_games >= 1, "a positive integer"),
+        ("distill_coef", cfg.distill_coef >= 0 and (cfg.distill_coef == 0 or bool(cfg.distill_data)),
+         ">= 0, and above 0 only with distill_data"),
+        ("distill_batch", cfg.distill_batch >= 1, "a positive integer"),
     ]
     for key, ok, allowed in checks:
         if not ok:

@@ -40,13 +40,13 @@ from .checkpoint import CheckpointError, export_policy, load_checkpoint, save_ch
 from .config import ConfigError, TrainConfig, field_docs, load_config, make_config, parse_override, to_dict
 from .evaluate import evaluate_policy
 from .rollout import Collector
-from .update import ppo_update
+from .update import DistillLoss, ppo_update
 
 BASE_COLUMNS = [
     "update", "global_step", "wall_s", "sps", "sps_overall", "learner_transitions", "carried",
     "t_env", "t_inference", "t_bookkeeping", "t_update", "t_eval", "lr",
     "pg_loss", "v_loss", "entropy", "approx_kl", "clipfrac", "explained_variance",
-    "train_win_pool", "train_win_greedy", "train_win_random", "pool_size",
+    "train_win_pool", "train_win_greedy", "train_win_random", "pool_size", "distill_ce",
 ]
 
 
@@ -134,6 +134,7 @@ class Trainer:
         self.net = PolicyNet(self.collector.obs_dim, cfg.hidden_sizes, cfg.activation).to(self.device)
         if cfg.init_from:
             warm_start(self.net, cfg.init_from, self.rules, cfg.features)
+        self.distill = _distill_loss(cfg, self.collector.obs_dim, self.device)
         self.opponent = copy.deepcopy(self.net)
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=cfg.learning_rate, eps=1e-5)
         self.rng = np.random.default_rng(np.random.SeedSequence([cfg.seed, 11]))
@@ -191,7 +192,7 @@ class Trainer:
         batch = self.collector.collect(self.net)
         t1 = time.perf_counter()
         self.net.train()
-        stats = ppo_update(self.net, self.optimizer, batch, cfg, self.rng, self.device)
+        stats = ppo_update(self.net, self.optimizer, batch, cfg, self.rng, self.device, self.distill)
         t2 = time.perf_counter()
         self.update += 1
         if self.update % cfg.snapshot_every == 0:
@@ -229,6 +230,21 @@ class Trainer:
             self.save("best.pt")
             row["new_best"] = 1
         return row
+
+
+def _distill_loss(cfg, obs_dim, device):
+    """The expert-iteration loss over ``cfg.distill_data`` (None without it)."""
+    if not cfg.distill_data or cfg.distill_coef == 0:
+        return None
+    from .distill_train import load_shards, teacher_targets
+
+    d = load_shards(cfg.distill_data)
+    if d["inputs"].shape[1] != obs_dim:
+        raise ConfigError(f"distill_data holds inputs of size {d['inputs'].shape[1]}; this run's policy reads "
+                          f"{obs_dim} (features={cfg.features!r}): label with a student of the same features")
+    rows = ~d["holdout"]
+    targets = teacher_targets(d["values"][rows], d["masks"][rows], 0.0)
+    return DistillLoss(d["inputs"][rows], d["masks"][rows], targets, cfg.distill_coef, cfg.distill_batch, device)
 
 
 def _bar(cfg, initial):

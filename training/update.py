@@ -55,10 +55,28 @@ def to_tensors(batch, device):
     }
 
 
-def ppo_update(net, optimizer, batch, cfg, rng, device="cpu") -> dict:
+class DistillLoss:
+    """Expert iteration's auxiliary loss: cross-entropy from the policy to a teacher's best
+    actions, on labelled decisions (:mod:`training.distill`) drawn at random."""
+
+    def __init__(self, inputs, masks, targets, coef, batch_size, device="cpu"):
+        self.x = torch.from_numpy(inputs).to(device)
+        self.mask = torch.from_numpy(masks).to(device)
+        self.y = torch.from_numpy(targets).to(device)
+        self.coef, self.batch_size = float(coef), int(batch_size)
+
+    def __call__(self, net, rng):
+        idx = torch.from_numpy(rng.integers(len(self.x), size=self.batch_size)).to(self.x.device)
+        logits, _ = net(self.x[idx])
+        logp = torch.log_softmax(masked_logits(logits, self.mask[idx]), dim=-1)
+        return -(self.y[idx] * logp.masked_fill(~self.mask[idx], 0.0)).sum(-1).mean()
+
+
+def ppo_update(net, optimizer, batch, cfg, rng, device="cpu", distill=None) -> dict:
     """``update_epochs`` passes of minibatch PPO over ``batch``; returns mean statistics.
 
-    Minibatches are drawn with ``rng`` (a numpy Generator), so an update is reproducible."""
+    Minibatches are drawn with ``rng`` (a numpy Generator), so an update is reproducible.
+    With ``distill`` (a :class:`DistillLoss`) each minibatch also adds its weighted loss."""
     data = to_tensors(batch, device)
     n = len(batch)
     num_mb = max(1, round(n / cfg.minibatch_size))
@@ -69,6 +87,10 @@ def ppo_update(net, optimizer, batch, cfg, rng, device="cpu") -> dict:
         for idx in torch.tensor_split(perm, num_mb):
             mb = {k: v[idx] for k, v in data.items()}
             loss, stats = ppo_loss(net, mb, cfg)
+            if distill is not None:
+                ce = distill(net, rng)
+                loss = loss + distill.coef * ce
+                stats["distill_ce"] = ce.item()
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)

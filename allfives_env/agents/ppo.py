@@ -156,20 +156,24 @@ class PPOAgent(BaseAgent):
         out = h @ self._head[0] + self._head[1]
         return out if self._direct is None else out + obs @ self._direct
 
+    def input_vector(self, view, legal_actions) -> np.ndarray:
+        """The network's input for ``view``: the default observation, then the record's derived features."""
+        encoder = self._encoders.get(view.config) or DefaultEncoder(view.config)
+        obs = view.observation(encoder.encode)
+        if self.features == "none":
+            return obs
+        policy_input = self._inputs.get(view.config) or PolicyInput(self.features, view.config.num_players,
+                                                                    view.config.divisor)
+        mask = self._mask
+        mask[0] = 0
+        mask[0, np.asarray(legal_actions)] = 1
+        return policy_input(obs[None, :], mask)[0]
+
     def act(self, view, legal_actions):
         if len(legal_actions) == 1:
             return legal_actions[0]
-        encoder = self._encoders.get(view.config) or DefaultEncoder(view.config)
-        obs = view.observation(encoder.encode)
         legal = np.asarray(legal_actions)
-        if self.features != "none":
-            policy_input = self._inputs.get(view.config) or PolicyInput(self.features, view.config.num_players,
-                                                                        view.config.divisor)
-            mask = self._mask
-            mask[0] = 0
-            mask[0, legal] = 1
-            obs = policy_input(obs[None, :], mask)[0]
-        logits = self.logits(obs)
+        logits = self.logits(self.input_vector(view, legal))
         chosen = logits[legal]
         if not self.sample:
             return int(legal[int(np.argmax(chosen))])

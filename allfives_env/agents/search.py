@@ -68,6 +68,17 @@ class SearchAgent(BaseAgent):
         if len(legal_actions) == 1 or legal_actions[0] >= DRAW:
             return legal_actions[0]
         legal = list(legal_actions)
+        values = self.action_values(view, legal)
+        greedy_first = greedy_action(view, legal)
+        best = max(range(len(legal)), key=lambda k: (values[k], legal[k] == greedy_first))
+        return legal[best]
+
+    def action_values(self, view, legal_actions) -> list:
+        """The search's value of each of ``legal_actions`` (placements; more than one):
+        the mean rollout value over the sampled worlds plus ``prior_weight`` times
+        the heuristic value. ``act`` takes the highest (ties: greedy's choice); an
+        expert-iteration student learns from the whole list (``training/distill.py``)."""
+        legal = list(legal_actions)
         totals = [0.0] * len(legal)
         deadline = None if self.time_ms is None else time.perf_counter() + self.time_ms / 1000.0
         side = view.side
@@ -86,9 +97,7 @@ class SearchAgent(BaseAgent):
         if self.prior_weight:
             prior = score_placements(view, legal, self._prior)
             means = [m + self.prior_weight * min(prior[a], 1e3) for m, a in zip(means, legal)]
-        greedy_first = greedy_action(view, legal)
-        best = max(range(len(legal)), key=lambda k: (means[k], legal[k] == greedy_first))
-        return legal[best]
+        return means
 
     def _rollout(self, g, side, before) -> float:
         steps = self.depth

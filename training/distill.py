@@ -1,0 +1,200 @@
+"""Expert iteration: teach a PPO policy the choices of a stronger, slower search.
+
+Two steps, each a subcommand::
+
+    # 1. play the student against an opponent; label every student decision with
+    #    the teacher's value of each legal action (one .npz shard per block of games)
+    python -m training.distill collect --student checkpoints/ppo_4p.pt \\
+        --teacher search:samples=144 --opponent greedy --games 2000 --out runs/distill_4p/data
+
+    # 2. fine-tune the student on those labels; writes a ppo:PATH policy file
+    python -m training.distill train --student checkpoints/ppo_4p.pt \\
+        --data runs/distill_4p/data --out runs/distill_4p/policy.pt
+
+**Collect** plays games (:func:`allfives_env.arena.play_game`; deal seeds
+``[seed, game]``, the student's side alternating between games) in which the
+student's seats are played by a :class:`LabelingAgent`: at each decision with
+a choice it records the student's network input, the legal-action mask and
+the teacher's :meth:`~allfives_env.agents.search.SearchAgent.action_values`,
+then plays the teacher's action with probability ``beta`` and the student's
+otherwise (DAgger: the states are the student's own, nudged toward the
+teacher's). Shards are written atomically and skipped when present, so an
+interrupted collection resumes where it stopped.
+
+**Train** minimises the cross-entropy between the student's masked policy and
+the teacher's choice (``temperature=0``: the teacher's best action; above 0:
+``softmax(values / temperature)`` over the legal actions), plus
+``value_coef`` times the squared drift of the value head from the starting
+network's (so a later PPO run starts from a value that still fits). 5% of
+the games are held out; the log shows how often the student's top action
+agrees with the teacher's there.
+"""
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from multiprocessing import get_context
+
+import numpy as np
+
+from allfives_env.agents import make_agent
+from allfives_env.agents.base import BaseAgent
+from allfives_env.agents.ppo import CheckpointError, PPOAgent
+from allfives_env.arena import play_game
+from allfives_env.rules.actions import NUM_ACTIONS
+
+#: Games per shard file.
+SHARD_GAMES = 20
+
+
+class LabelingAgent(BaseAgent):
+    """Plays a student seat while recording the teacher's values at every decision."""
+
+    name = "labeling"
+
+    def __init__(self, student: PPOAgent, teacher, beta: float, records: list):
+        super().__init__()
+        self.student, self.teacher, self.beta, self.records = student, teacher, float(beta), records
+
+    def reset(self, seat, config, rng):
+        super().reset(seat, config, rng)
+        self.student.reset(seat, config, rng)
+        self.teacher.reset(seat, config, rng)
+
+    def act(self, view, legal_actions):
+        legal = np.asarray(legal_actions)
+        x = np.array(self.student.input_vector(view, legal), np.float32)
+        student_action = int(legal[int(np.argmax(self.student.logits(x)[legal]))])
+        values = np.full(NUM_ACTIONS, np.nan, np.float32)
+        values[legal] = self.teacher.action_values(view, [int(a) for a in legal])
+        teacher_action = int(legal[int(np.nanargmax(values[legal]))])
+        self.records.append((x, legal, values, student_action, teacher_action))
+        return teacher_action if self.rng.random() < self.beta else student_action
+
+
+def _collect_shard(task) -> tuple:
+    """Play games ``[first, first + count)`` and write their labels to ``path``."""
+    student_path, teacher_spec, opponent_spec, beta, seed, first, count, path = task
+    records, wins, t0 = [], 0, time.process_time()
+    for game_index in range(first, first + count):
+        student = make_agent(f"ppo:{student_path}")
+        config = student.rules
+        student_side = game_index % config.num_sides
+        agents = []
+        for seat in range(config.num_players):
+            if config.side_of(seat) == student_side:
+                agents.append(LabelingAgent(make_agent(f"ppo:{student_path}"), make_agent(teacher_spec), beta, records))
+            else:
+                agents.append(make_agent(opponent_spec))
+        game, _, _, _ = play_game(config, agents, deal_seed=[seed, game_index])
+        wins += student_side in game.winners
+    inputs = np.stack([r[0] for r in records]) if records else np.zeros((0, 0), np.float32)
+    masks = np.zeros((len(records), NUM_ACTIONS), np.bool_)
+    for i, r in enumerate(records):
+        masks[i, r[1]] = True
+    values = np.stack([r[2] for r in records]) if records else np.zeros((0, NUM_ACTIONS), np.float32)
+    _atomic_savez(path, inputs=inputs, masks=masks, values=values,
+                  student_action=np.array([r[3] for r in records], np.int16),
+                  teacher_action=np.array([r[4] for r in records], np.int16),
+                  games=np.array([first, count, wins]))
+    return path, len(records), wins, count, time.process_time() - t0
+
+
+def _atomic_savez(path, **arrays):
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".npz", dir=os.path.dirname(os.path.abspath(path)))
+    try:
+        with os.fdopen(fd, "wb") as f:
+            np.savez_compressed(f, **arrays)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise
+
+
+def collect(student, teacher, opponent, games, out, seed=0, beta=0.5, workers=1, log=print) -> dict:
+    """Label ``games`` games into shard files under ``out``; returns totals."""
+    make_agent(f"ppo:{student}")  # load (and check) the weights once, before any fork
+    make_agent(teacher), make_agent(opponent)
+    os.makedirs(out, exist_ok=True)
+    tasks = []
+    for first in range(0, games, SHARD_GAMES):
+        path = os.path.join(out, f"shard_{seed}_{first:07d}.npz")
+        if not os.path.exists(path):
+            tasks.append((student, teacher, opponent, beta, seed, first, min(SHARD_GAMES, games - first), path))
+    totals = {"shards": 0, "decisions": 0, "wins": 0, "games": 0}
+    if not tasks:
+        return totals
+    t0 = time.perf_counter()
+    ctx = get_context("fork")
+    with ctx.Pool(workers) if workers > 1 else _Inline() as pool:
+        for path, n, wins, count, cpu in pool.imap_unordered(_collect_shard, tasks):
+            totals["shards"] += 1
+            totals["decisions"] += n
+            totals["wins"] += wins
+            totals["games"] += count
+            log(f"{os.path.basename(path)}: {n} decisions, student side won {wins}/{count}, "
+                f"{1000 * cpu / max(n, 1):.1f} ms CPU/decision; total {totals['decisions']} decisions "
+                f"in {time.perf_counter() - t0:.0f} s")
+    return totals
+
+
+class _Inline:
+    """A stand-in for a process pool that runs tasks in this process."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def imap_unordered(self, fn, tasks):
+        return map(fn, tasks)
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m training.distill", description=__doc__.splitlines()[0])
+    sub = p.add_subparsers(dest="command", required=True)
+    c = sub.add_parser("collect", help="label the student's decisions with the teacher's action values")
+    c.add_argument("--student", required=True, help="a ppo:PATH policy file (its features are recorded)")
+    c.add_argument("--teacher", default="search:samples=144", help="an agent spec with action_values()")
+    c.add_argument("--opponent", default="greedy", help="the agent spec of the other side(s)")
+    c.add_argument("--games", type=int, required=True)
+    c.add_argument("--seed", type=int, default=0, help="deal seeds are [seed, game]")
+    c.add_argument("--beta", type=float, default=0.5, help="probability of playing the teacher's action")
+    c.add_argument("--workers", type=int, default=1)
+    c.add_argument("--out", required=True, help="folder of the shard files")
+    t = sub.add_parser("train", help="fine-tune the student on collected labels")
+    t.add_argument("--student", required=True, help="the starting policy (a policy file or a training checkpoint)")
+    t.add_argument("--data", required=True, nargs="+", help="folders of shard files")
+    t.add_argument("--out", required=True, help="the policy file to write")
+    t.add_argument("--epochs", type=int, default=4)
+    t.add_argument("--lr", type=float, default=3e-4)
+    t.add_argument("--batch-size", type=int, default=512)
+    t.add_argument("--temperature", type=float, default=0.0, help="0: the teacher's best action; >0: soft targets")
+    t.add_argument("--value-coef", type=float, default=1.0, help="weight of the value head's drift penalty")
+    t.add_argument("--seed", type=int, default=0)
+    args = p.parse_args(argv)
+    try:
+        if args.command == "collect":
+            if not 0.0 <= args.beta <= 1.0:
+                p.error(f"--beta {args.beta}: allowed 0..1")
+            totals = collect(args.student, args.teacher, args.opponent, args.games, args.out, seed=args.seed,
+                             beta=args.beta, workers=args.workers)
+            print(f"collected {totals['decisions']} decisions from {totals['games']} games "
+                  f"({totals['shards']} new shards) in {args.out}")
+        else:
+            from .distill_train import train
+
+            train(args.student, args.data, args.out, epochs=args.epochs, lr=args.lr, batch_size=args.batch_size,
+                  temperature=args.temperature, value_coef=args.value_coef, seed=args.seed)
+    except (CheckpointError, ValueError) as exc:
+        sys.stderr.write(f"training.distill: error: {exc}\n")
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
