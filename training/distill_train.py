@@ -21,7 +21,7 @@ def load_shards(folders) -> dict:
     paths = sorted(p for folder in folders for p in glob.glob(os.path.join(folder, "shard_*.npz")))
     if not paths:
         raise ValueError(f"no shard_*.npz files under {list(folders)}; run `python -m training.distill collect` first")
-    parts = {k: [] for k in ("inputs", "masks", "values", "holdout")}
+    parts = {k: [] for k in ("inputs", "masks", "values", "student_action", "teacher_action", "holdout")}
     for i, path in enumerate(paths):
         with np.load(path) as d:
             n = len(d["masks"])
@@ -30,6 +30,8 @@ def load_shards(folders) -> dict:
             parts["inputs"].append(d["inputs"].astype(np.float32))
             parts["masks"].append(d["masks"])
             parts["values"].append(d["values"])
+            parts["student_action"].append(d["student_action"].astype(np.int64))
+            parts["teacher_action"].append(d["teacher_action"].astype(np.int64))
             # every 20th shard (by sorted name) is held out: stable as more shards arrive
             parts["holdout"].append(np.full(n, i % int(round(1 / HOLDOUT)) == 0 and len(paths) > 1))
     widths = {a.shape[1] for a in parts["inputs"]}
@@ -38,13 +40,25 @@ def load_shards(folders) -> dict:
     return {k: np.concatenate(v) for k, v in parts.items()}
 
 
-def teacher_targets(values: np.ndarray, masks: np.ndarray, temperature: float) -> np.ndarray:
-    """Target distributions over actions: one-hot on the best legal value (``temperature=0``)
-    or ``softmax(values / temperature)`` over the legal actions."""
+def teacher_targets(values: np.ndarray, masks: np.ndarray, temperature: float, margin: float = None,
+                    student_action: np.ndarray = None, teacher_action: np.ndarray = None) -> np.ndarray:
+    """Target distributions over actions: one-hot on the teacher's action (``temperature=0``;
+    ``teacher_action``, by default the first best legal value) or ``softmax(values / temperature)``
+    over the legal actions.
+
+    With ``margin`` (hard targets only), a row keeps the student's own action as its
+    target unless the teacher values its best action more than ``margin`` above it:
+    the student is corrected where the teacher is sure, not pulled toward the
+    teacher's noise where the two are close."""
     v = np.where(masks, values, -np.inf)
     if temperature <= 0:
+        rows = np.arange(len(v))
+        best = np.argmax(v, axis=1) if teacher_action is None else teacher_action
+        if margin is not None:
+            keep = v[rows, best] - v[rows, student_action] <= margin
+            best = np.where(keep, student_action, best)
         out = np.zeros(values.shape, np.float32)
-        out[np.arange(len(v)), np.argmax(v, axis=1)] = 1.0
+        out[rows, best] = 1.0
         return out
     z = (v - v.max(axis=1, keepdims=True)) / temperature
     p = np.exp(z)
@@ -63,11 +77,22 @@ def agreement(net, inputs, masks, values) -> float:
 
 
 def train(student, data, out, epochs=4, lr=3e-4, batch_size=512, temperature=0.0, value_coef=1.0, seed=0,
-          log=print) -> dict:
-    """Fine-tune ``student`` on the shards under ``data``; write the policy to ``out``."""
+          margin=None, hidden_sizes=None, log=print) -> dict:
+    """Fine-tune ``student`` on the shards under ``data``; write the policy to ``out``.
+
+    With ``hidden_sizes`` a new network of that shape (same inputs and rules as
+    ``student``, seeded with ``seed``) is trained from scratch instead; its value
+    head is left untrained (``value_coef`` does not apply)."""
     ckpt = read_checkpoint(student)
     policy = ckpt["policy"]
+    torch.manual_seed(seed)
     net = build_policy(policy, student)
+    if hidden_sizes:
+        from allfives_env.agents.ppo_net import PolicyNet
+
+        net = PolicyNet(net.obs_dim, hidden_sizes, net.activation, net.skip)
+        value_coef = 0.0
+        margin = None  # the fresh network has no own actions to keep
     features = policy_features(policy, student)
     rules = RulesConfig.from_options(**policy["rules"])
     d = load_shards(data)
@@ -76,7 +101,8 @@ def train(student, data, out, epochs=4, lr=3e-4, batch_size=512, temperature=0.0
     train_rows, held = ~d["holdout"], d["holdout"]
     x = torch.from_numpy(d["inputs"][train_rows])
     m = torch.from_numpy(d["masks"][train_rows])
-    y = torch.from_numpy(teacher_targets(d["values"][train_rows], d["masks"][train_rows], temperature))
+    y = torch.from_numpy(teacher_targets(d["values"][train_rows], d["masks"][train_rows], temperature, margin,
+                                         d["student_action"][train_rows], d["teacher_action"][train_rows]))
     with torch.no_grad():
         v0 = net(x)[1]
     held_args = (d["inputs"][held], d["masks"][held], d["values"][held])
@@ -84,7 +110,6 @@ def train(student, data, out, epochs=4, lr=3e-4, batch_size=512, temperature=0.0
               "held_out": agreement(net, *held_args)}
     log(f"{len(x)} training rows, {int(held.sum())} held out; agreement with the teacher before: "
         f"train {before['train']:.3f}, held out {before['held_out']:.3f}")
-    torch.manual_seed(seed)
     net.train()
     opt = torch.optim.Adam(net.parameters(), lr=lr)
     gen = torch.Generator().manual_seed(seed)
@@ -109,7 +134,7 @@ def train(student, data, out, epochs=4, lr=3e-4, batch_size=512, temperature=0.0
     after = {"train": agreement(net, d["inputs"][train_rows], d["masks"][train_rows], d["values"][train_rows]),
              "held_out": agreement(net, *held_args)}
     extra = {"distilled_from": student, "data": list(data), "rows": int(len(x)), "epochs": epochs, "lr": lr,
-             "temperature": temperature, "agreement_before": before, "agreement_after": after}
+             "temperature": temperature, "margin": margin, "hidden_sizes": net.spec()["hidden_sizes"], "agreement_before": before, "agreement_after": after}
     export_policy(out, net, rules, extra=extra, features=features)
     log(f"wrote {out}: agreement train {after['train']:.3f}, held out {after['held_out']:.3f}")
     return extra

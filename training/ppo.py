@@ -243,7 +243,7 @@ def _distill_loss(cfg, obs_dim, device):
         raise ConfigError(f"distill_data holds inputs of size {d['inputs'].shape[1]}; this run's policy reads "
                           f"{obs_dim} (features={cfg.features!r}): label with a student of the same features")
     rows = ~d["holdout"]
-    targets = teacher_targets(d["values"][rows], d["masks"][rows], 0.0)
+    targets = teacher_targets(d["values"][rows], d["masks"][rows], 0.0, teacher_action=d["teacher_action"][rows])
     return DistillLoss(d["inputs"][rows], d["masks"][rows], targets, cfg.distill_coef, cfg.distill_batch, device)
 
 

@@ -17,20 +17,30 @@ STUDENT = "checkpoints/ppo_2p.pt"
 def shards(tmp_path_factory):
     out = tmp_path_factory.mktemp("distill")
     totals = distill.collect(STUDENT, "search:samples=3", "greedy", games=4, out=str(out / "data"), seed=5,
-                             beta=0.5, workers=1, log=lambda *_: None)
+                             beta=0.5, workers=1, engine="arena", log=lambda *_: None)
     return out, totals
 
 
-def test_collect_records_every_student_choice_with_the_teachers_values(shards):
-    out, totals = shards
-    assert totals["games"] == 4 and totals["decisions"] > 20
+@pytest.fixture(scope="module")
+def vector_shards(tmp_path_factory):
+    out = tmp_path_factory.mktemp("distill_vector")
+    totals = distill.collect(STUDENT, "search:samples=3", "greedy", games=6, out=str(out / "data"), seed=5,
+                             beta=0.5, workers=1, log=lambda *_: None)  # auto: the compiled engine
+    return out, totals
+
+
+@pytest.mark.parametrize("which", ["shards", "vector_shards"])
+def test_collect_records_every_student_choice_with_the_teachers_values(which, request):
+    out, totals = request.getfixturevalue(which)
+    assert totals["games"] == (4 if which == "shards" else 6) and totals["decisions"] > 20
     d = np.load(next((out / "data").glob("shard_*.npz")))
     masks, values = d["masks"], d["values"]
     assert masks.sum(1).min() >= 2  # only decisions with a choice are labelled
     assert (~np.isnan(values) == masks).all()  # a value for every legal action, none elsewhere
     assert (masks[:, DRAW:] == 0).all()  # draws and passes are forced, never labelled
-    best = np.argmax(np.where(masks, values, -np.inf), axis=1)
-    assert (d["teacher_action"] == best).all()
+    rows = np.arange(len(masks))
+    best = np.max(np.where(masks, values, -np.inf), axis=1)
+    assert (values[rows, d["teacher_action"]] == best).all()  # the teacher's action has the best value
     # the student's recorded choice is what its network picks from the recorded input
     student = make_agent(f"ppo:{STUDENT}")
     for x, mask, action in zip(d["inputs"][:10], masks[:10], d["student_action"][:10]):
@@ -41,8 +51,15 @@ def test_collect_records_every_student_choice_with_the_teachers_values(shards):
 def test_collect_resumes_by_skipping_written_shards(shards):
     out, _ = shards
     again = distill.collect(STUDENT, "search:samples=3", "greedy", games=4, out=str(out / "data"), seed=5,
-                            workers=1, log=lambda *_: None)
+                            workers=1, engine="arena", log=lambda *_: None)
     assert again["shards"] == 0
+
+
+def test_the_compiled_engine_refuses_what_it_cannot_play(tmp_path):
+    with pytest.raises(ValueError, match="engine=compiled plays a search teacher"):
+        distill.collect(STUDENT, "search:samples=3,depth=2", "greedy", games=2, out=str(tmp_path), engine="compiled")
+    with pytest.raises(ValueError, match="engine=compiled"):
+        distill.collect(STUDENT, "search:samples=3", "heuristic", games=2, out=str(tmp_path), engine="compiled")
 
 
 @pytest.mark.parametrize("beta,played_field", [(1.0, 4), (0.0, 3)])
