@@ -24,3 +24,11 @@ def test_vector_speed_prints_aec_and_vector_rows():
                      "--parallel", "off")
     assert "AEC env (2 players, backend=numba)" in out and "AEC env (2 players, backend=python)" in out
     assert "vector B=    64" in out and "x AEC (numba)" in out
+
+
+def test_search_speed_prints_both_engines_per_player_count():
+    out = run_script("benchmarks/search_speed.py", "--positions", "2", "--samples", "4")
+    lines = out.strip().splitlines()
+    assert lines[1].split() == ["players", "python", "compiled", "speed-up"]
+    assert [line.split()[0] for line in lines[2:]] == ["2", "3", "4"]
+    assert all(line.endswith("x") for line in lines[2:])

@@ -21,6 +21,10 @@ The prior carries what greedy rollouts miss (denying the next reply, suit
 control, shedding): in 100 duplicate 2-player games against the heuristic the search
 won 51% without the prior and 63% with ``prior_weight=1`` (70% in the 200
 games of ``benchmarks/agent_strength.py``).
+``engine=compiled`` runs the same search on the numba kernels of the batched
+environment (:mod:`allfives_env.vector.search`): about fifty times faster per
+decision (``benchmarks/search_speed.py``), with its own random stream, so not
+the same worlds as ``engine=python``.
 Budget options:
 ``samples`` (worlds per move; default :data:`DEFAULT_SAMPLES` by player
 count: 24 / 40 / 48 for 2 / 3 / 4 players), ``depth`` (steps per rollout, ``None`` = to the
@@ -47,8 +51,16 @@ class SearchAgent(BaseAgent):
 
     name = "search"
 
-    def __init__(self, samples=None, depth=None, time_ms=None, min_samples=4, win_value=100.0, prior_weight=1.0):
+    def __init__(self, samples=None, depth=None, time_ms=None, min_samples=4, win_value=100.0, prior_weight=1.0,
+                 engine="python"):
         super().__init__()
+        if engine not in ("python", "compiled"):
+            raise ValueError(f"engine={engine!r} is not allowed; allowed: 'python' or 'compiled'")
+        if engine == "compiled" and (depth is not None or time_ms is not None):
+            raise ValueError("engine=compiled plays whole-hand rollouts with a fixed budget: depth and time_ms "
+                             "are options of engine=python only")
+        self.engine = engine
+        self._compiled = None
         self.prior_weight = float(prior_weight)
         self._prior = HeuristicAgent()
         if samples is not None and (not isinstance(samples, int) or samples < 1):
@@ -63,6 +75,10 @@ class SearchAgent(BaseAgent):
     def reset(self, seat, config, rng):
         super().reset(seat, config, rng)
         self._samples = self.samples or DEFAULT_SAMPLES[config.num_players]
+        if self.engine == "compiled":
+            from ..vector.search import CompiledSearch
+
+            self._compiled = CompiledSearch(config, self._samples, self.win_value, self.prior_weight, rng)
 
     def act(self, view, legal_actions):
         if len(legal_actions) == 1 or legal_actions[0] >= DRAW:
@@ -79,6 +95,8 @@ class SearchAgent(BaseAgent):
         the heuristic value. ``act`` takes the highest (ties: greedy's choice); an
         expert-iteration student learns from the whole list (``training/distill.py``)."""
         legal = list(legal_actions)
+        if self._compiled is not None:
+            return self._compiled.action_values(view, legal)
         totals = [0.0] * len(legal)
         deadline = None if self.time_ms is None else time.perf_counter() + self.time_ms / 1000.0
         side = view.side

@@ -164,3 +164,43 @@ def test_the_compiled_search_ranks_like_the_python_search_with_many_samples():
     python = agent.action_values(player_view(game, game.to_move), legal)
     assert np.asarray(compiled) == pytest.approx(python, abs=3.0)
     assert np.ptp(python) > 30  # the actions differ by far more than the tolerance
+
+
+@pytest.mark.parametrize("options", CASES[:3], ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()))
+def test_load_view_copies_exactly_the_public_state(options):
+    """A view loaded into arrays equals the batched env's own state in everything public, and the
+    compiled search reads nothing else (redrawn hidden tiles give the same values as the true arrays)."""
+    st = np.zeros((1, K.NUM_FIELDS), np.int8)
+    hands = np.zeros((1, 8), np.int64)
+    checked = 0
+    for game, venv in _positions(options, seed=11, hands_to_play=3):
+        seat = game.to_move
+        view = player_view(game, seat)
+        scores = np.zeros((1, game.num_sides))
+        S.load_view(view, st, hands, scores)
+        public = [c for c in range(K.ORDER) if c not in (K.NEXT_LEADER, K.WINNERS, K.GAME_OVER, K.HAND_OVER)]
+        assert list(st[0, public]) == list(venv._st[0, public])
+        assert list(hands[0, K.PLAYED_MASK:]) == list(venv._hands[0, K.PLAYED_MASK:])
+        assert hands[0, seat] == venv._hands[0, seat]
+        assert [int(h).bit_count() for h in hands[0, :4]] == [int(h).bit_count() for h in venv._hands[0, :4]]
+        assert list(scores[0]) == list(venv._scores[0])
+        if len(_placements(game)) >= 2 and checked < 10:
+            a = S.Searcher(game.num_sides, samples=20, seed=5)
+            b = S.Searcher(game.num_sides, samples=20, seed=5)
+            assert np.array_equal(a.values(st, hands, scores, 0, venv._cfg, venv._fcfg)[1],
+                                  b.venv_values(venv, 0)[1])  # same worlds from the view as from the truth
+            checked += 1
+    assert checked == 10
+
+
+def test_search_agent_engine_option():
+    from allfives_env.agents import make_agent
+    from allfives_env.arena import run_match
+    from allfives_env.rules.config import RulesConfig
+
+    match = run_match(RulesConfig(num_players=4), ["search:samples=8,engine=compiled", "greedy"], 4, seed=1)
+    assert match.to_dict()["agents"][0]["games"] == 4
+    with pytest.raises(ValueError, match="engine='fast' is not allowed"):
+        make_agent("search:engine=fast")
+    with pytest.raises(ValueError, match="depth and time_ms"):
+        make_agent("search:engine=compiled,depth=3")
