@@ -44,7 +44,6 @@ agrees with the teacher's there.
 import argparse
 import os
 import sys
-import tempfile
 import time
 from multiprocessing import get_context
 
@@ -56,6 +55,8 @@ from allfives_env.agents.greedy import greedy_action
 from allfives_env.agents.ppo import CheckpointError, PPOAgent
 from allfives_env.arena import play_game
 from allfives_env.rules.actions import NUM_ACTIONS
+
+from .distill_data import write_shard
 
 #: Games per shard file (arena engine, compiled engine).
 SHARD_GAMES = 20
@@ -84,7 +85,9 @@ class LabelingAgent(BaseAgent):
         values[legal] = self.teacher.action_values(view, [int(a) for a in legal])
         greedy_first = greedy_action(view, [int(a) for a in legal])
         teacher_action = max((int(a) for a in legal), key=lambda a: (values[a], a == greedy_first))  # as search.act
-        self.records.append((x, legal, values, student_action, teacher_action))
+        mask = np.zeros(NUM_ACTIONS, bool)
+        mask[legal] = True
+        self.records.append((x, mask, values, student_action, teacher_action))
         return teacher_action if self.rng.random() < self.beta else student_action
 
 
@@ -92,9 +95,8 @@ def _collect_shard(task) -> tuple:
     """Play games ``[first, first + count)`` and write their labels to ``path``."""
     student_path, teacher_spec, opponent_spec, beta, seed, first, count, path = task
     records, wins, t0 = [], 0, time.process_time()
+    config = make_agent(f"ppo:{student_path}").rules
     for game_index in range(first, first + count):
-        student = make_agent(f"ppo:{student_path}")
-        config = student.rules
         student_side = game_index % config.num_sides
         agents = []
         for seat in range(config.num_players):
@@ -104,28 +106,8 @@ def _collect_shard(task) -> tuple:
                 agents.append(make_agent(opponent_spec))
         game, _, _, _ = play_game(config, agents, deal_seed=[seed, game_index])
         wins += student_side in game.winners
-    inputs = np.stack([r[0] for r in records]) if records else np.zeros((0, 0), np.float32)
-    masks = np.zeros((len(records), NUM_ACTIONS), np.bool_)
-    for i, r in enumerate(records):
-        masks[i, r[1]] = True
-    values = np.stack([r[2] for r in records]) if records else np.zeros((0, NUM_ACTIONS), np.float32)
-    _atomic_savez(path, inputs=inputs, masks=masks, values=values,
-                  student_action=np.array([r[3] for r in records], np.int16),
-                  teacher_action=np.array([r[4] for r in records], np.int16),
-                  games=np.array([first, count, wins]))
+    write_shard(path, records, [first, count, wins])
     return path, len(records), wins, count, time.process_time() - t0
-
-
-def _atomic_savez(path, **arrays):
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".npz", dir=os.path.dirname(os.path.abspath(path)))
-    try:
-        with os.fdopen(fd, "wb") as f:
-            np.savez_compressed(f, **arrays)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
 
 
 def _vector_shard(task) -> tuple:

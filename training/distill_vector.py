@@ -10,17 +10,19 @@ with :func:`allfives_env.vector.search.search_values` (the search agent's
 values, tested equal in definition to the Python agent's).
 """
 
-import os
 import time
 
 import numpy as np
 
 from allfives_env.agents import make_agent
 from allfives_env.agents.ppo_features import PolicyInput
+from allfives_env.agents.search import DEFAULT_SAMPLES
 from allfives_env.rules.actions import DRAW, NUM_ACTIONS
 from allfives_env.vector import VectorAllFives
 from allfives_env.vector import _kernels as K
 from allfives_env.vector.search import Searcher, greedy_move
+
+from .distill_data import write_shard
 
 #: Search options the compiled teacher understands (the Python agent also has depth, time_ms, min_samples).
 COMPILED_OPTIONS = {"samples", "win_value", "prior_weight"}
@@ -40,16 +42,14 @@ def compiled_teacher_options(spec: str):
     return options
 
 
-def collect_shard(student_path, teacher_options, beta, seed, games, path, num_envs=32, log=None) -> tuple:
+def collect_shard(student_path, teacher_options, beta, seed, games, path, num_envs=32) -> tuple:
     """Play ``games`` games (``num_envs`` at a time) and write their labels to ``path``;
     returns ``(decisions, student wins, games, cpu seconds)``."""
-    from training.distill import _atomic_savez
-
     t0 = time.process_time()
     student = make_agent(f"ppo:{student_path}")
     rules = student.rules
     n, sides = rules.num_players, rules.num_sides
-    samples = teacher_options.get("samples") or {2: 24, 3: 40, 4: 48}[n]
+    samples = teacher_options.get("samples") or DEFAULT_SAMPLES[n]
     searcher = Searcher(sides, samples=samples, win_value=teacher_options.get("win_value", 100.0),
                         prior_weight=teacher_options.get("prior_weight", 1.0), seed=seed)
     policy_input = PolicyInput(student.features, n, rules.divisor)
@@ -61,11 +61,12 @@ def collect_shard(student_path, teacher_options, beta, seed, games, path, num_en
     student_side = np.arange(B) % sides
     started, finished, wins = B, 0, 0
     active = np.ones(B, bool)
-    records = {"inputs": [], "masks": [], "values": [], "student_action": [], "teacher_action": []}
+    records = []
     st, hands, cfg = venv._st, venv._hands, venv._cfg
     divisor = int(cfg[K.C_DIVISOR])
     actions = np.zeros(B, np.int64)
     while finished < games:
+        # opponents (and the student's forced moves) first; then every student choice, labelled
         mask = out.mask
         movers_side = out.to_move % 2 if n == 4 else out.to_move
         mine = active & (movers_side == student_side)
@@ -84,11 +85,7 @@ def collect_shard(student_path, teacher_options, beta, seed, games, path, num_en
                 t_action = Searcher.choose(st, hands, b, cfg, legal, values)
                 full = np.full(NUM_ACTIONS, np.nan, np.float32)
                 full[legal] = values
-                records["inputs"].append(np.array(x[i], np.float32))
-                records["masks"].append(mask[b].astype(bool))
-                records["values"].append(full)
-                records["student_action"].append(s_action)
-                records["teacher_action"].append(t_action)
+                records.append((np.array(x[i], np.float32), mask[b].astype(bool), full, s_action, t_action))
                 actions[b] = t_action if rng.random() < beta else s_action
         out = venv.step(actions)
         for b in np.flatnonzero(out.terminated & active):
@@ -101,9 +98,5 @@ def collect_shard(student_path, teacher_options, beta, seed, games, path, num_en
                 active[b] = False  # let this slot run on unlabelled; enough games are under way
             else:
                 started += 1
-    arrays = {k: np.array(v) for k, v in records.items()}
-    arrays["student_action"] = arrays["student_action"].astype(np.int16)
-    arrays["teacher_action"] = arrays["teacher_action"].astype(np.int16)
-    arrays["games"] = np.array([seed, games, wins])
-    _atomic_savez(path, **arrays)
-    return len(records["masks"]), wins, games, time.process_time() - t0
+    write_shard(path, records, [seed, games, wins])
+    return len(records), wins, games, time.process_time() - t0

@@ -236,7 +236,7 @@ def _distill_loss(cfg, obs_dim, device):
     """The expert-iteration loss over ``cfg.distill_data`` (None without it)."""
     if not cfg.distill_data or cfg.distill_coef == 0:
         return None
-    from .distill_train import load_shards, teacher_targets
+    from .distill_data import load_shards, teacher_targets
 
     d = load_shards(cfg.distill_data)
     if d["inputs"].shape[1] != obs_dim:

@@ -8,7 +8,8 @@ from allfives_env.agents.ppo import PPOAgent
 from allfives_env.arena import play_game
 from allfives_env.rules.actions import DRAW
 from training import distill
-from training.distill_train import agreement, load_shards, teacher_targets, train
+from training.distill_data import load_shards, teacher_targets
+from training.distill_train import agreement, train
 
 STUDENT = "checkpoints/ppo_2p.pt"
 
