@@ -9,6 +9,7 @@ from allfives_env.rules.config import RulesConfig
 
 from .checkpoint import export_policy
 from .distill_data import load_shards, teacher_targets
+from .update import imitation_loss
 
 def agreement(net, inputs, masks, values) -> float:
     """Share of rows where the network's most likely legal action is the teacher's best."""
@@ -64,8 +65,7 @@ def train(student, data, out, epochs=4, lr=3e-4, batch_size=512, temperature=0.0
         for start in range(0, len(x), batch_size):
             idx = order[start:start + batch_size]
             logits, value = net(x[idx])
-            logp = torch.log_softmax(masked_logits(logits, m[idx]), dim=-1)
-            ce = -(y[idx] * torch.where(m[idx], logp, torch.zeros_like(logp))).sum(-1).mean()
+            ce = imitation_loss(logits, m[idx], y[idx])
             loss = ce + value_coef * ((value - v0[idx]) ** 2).mean()
             opt.zero_grad()
             loss.backward()

@@ -55,6 +55,12 @@ def to_tensors(batch, device):
     }
 
 
+def imitation_loss(logits, mask, targets):
+    """Cross-entropy from the masked policy to target distributions over the legal actions."""
+    logp = torch.log_softmax(masked_logits(logits, mask), dim=-1)
+    return -(targets * logp.masked_fill(~mask, 0.0)).sum(-1).mean()
+
+
 class DistillLoss:
     """Expert iteration's auxiliary loss: cross-entropy from the policy to a teacher's best
     actions, on labelled decisions (:mod:`training.distill`) drawn at random."""
@@ -68,8 +74,7 @@ class DistillLoss:
     def __call__(self, net, rng):
         idx = torch.from_numpy(rng.integers(len(self.x), size=self.batch_size)).to(self.x.device)
         logits, _ = net(self.x[idx])
-        logp = torch.log_softmax(masked_logits(logits, self.mask[idx]), dim=-1)
-        return -(self.y[idx] * logp.masked_fill(~self.mask[idx], 0.0)).sum(-1).mean()
+        return imitation_loss(logits, self.mask[idx], self.y[idx])
 
 
 def ppo_update(net, optimizer, batch, cfg, rng, device="cpu", distill=None) -> dict:
