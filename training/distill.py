@@ -53,6 +53,7 @@ from allfives_env.agents import make_agent
 from allfives_env.agents.base import BaseAgent
 from allfives_env.agents.greedy import greedy_action
 from allfives_env.agents.ppo import CheckpointError, PPOAgent
+from allfives_env.agents.search import best_action
 from allfives_env.arena import play_game
 from allfives_env.rules.actions import NUM_ACTIONS
 
@@ -83,8 +84,8 @@ class LabelingAgent(BaseAgent):
         student_action = int(legal[int(np.argmax(self.student.logits(x)[legal]))])
         values = np.full(NUM_ACTIONS, np.nan, np.float32)
         values[legal] = self.teacher.action_values(view, [int(a) for a in legal])
-        greedy_first = greedy_action(view, [int(a) for a in legal])
-        teacher_action = max((int(a) for a in legal), key=lambda a: (values[a], a == greedy_first))  # as search.act
+        actions = [int(a) for a in legal]
+        teacher_action = best_action(actions, values[legal], greedy_action(view, actions))
         mask = np.zeros(NUM_ACTIONS, bool)
         mask[legal] = True
         self.records.append((x, mask, values, student_action, teacher_action))
@@ -128,7 +129,8 @@ def collect(student, teacher, opponent, games, out, seed=0, beta=0.5, workers=1,
     from .distill_vector import compiled_teacher_options
 
     make_agent(f"ppo:{student}")  # load (and check) the weights once, before any fork
-    make_agent(teacher), make_agent(opponent)
+    make_agent(teacher)
+    make_agent(opponent)
     options = compiled_teacher_options(teacher)
     if engine == "auto":
         engine = "compiled" if options is not None and opponent == "greedy" else "arena"

@@ -46,6 +46,12 @@ from .heuristic import HeuristicAgent, score_placements
 DEFAULT_SAMPLES = {2: 24, 3: 40, 4: 48}
 
 
+def best_action(legal_actions, values, greedy_choice) -> int:
+    """The search's pick: the highest value; ties go to ``greedy_choice``, then the first listed."""
+    best = max(range(len(legal_actions)), key=lambda k: (values[k], legal_actions[k] == greedy_choice))
+    return int(legal_actions[best])
+
+
 class SearchAgent(BaseAgent):
     """search: determinized sampling of hidden states with greedy rollouts to the hand's end."""
 
@@ -84,10 +90,7 @@ class SearchAgent(BaseAgent):
         if len(legal_actions) == 1 or legal_actions[0] >= DRAW:
             return legal_actions[0]
         legal = list(legal_actions)
-        values = self.action_values(view, legal)
-        greedy_first = greedy_action(view, legal)
-        best = max(range(len(legal)), key=lambda k: (values[k], legal[k] == greedy_first))
-        return legal[best]
+        return best_action(legal, self.action_values(view, legal), greedy_action(view, legal))
 
     def action_values(self, view, legal_actions) -> list:
         """The search's value of each of ``legal_actions`` (placements; more than one):

@@ -159,6 +159,15 @@ def _allowed(st, b, other, unseen):
 
 
 @njit(**OPTS)
+def _random_bit(mask, count, rng, slot):
+    """One of the ``count`` set bits of ``mask``, drawn uniformly (as a one-bit mask)."""
+    bits = mask
+    for _ in range(K.rand_below(rng, slot, count)):
+        bits &= bits - 1
+    return bits & -bits
+
+
+@njit(**OPTS)
 def _pick(mask, k, rng, slot):
     """``k`` tiles drawn uniformly without replacement from ``mask`` (as a mask), or -1 if too few."""
     count = K.popcount(mask)
@@ -166,11 +175,7 @@ def _pick(mask, k, rng, slot):
         return -1
     chosen = 0
     for _ in range(k):
-        j = K.rand_below(rng, slot, count)
-        bits = mask
-        for _ in range(j):
-            bits &= bits - 1
-        low = bits & -bits
+        low = _random_bit(mask, count, rng, slot)
         chosen |= low
         mask ^= low
         count -= 1
@@ -240,11 +245,7 @@ def deal_hidden(st, hands, b, seat, n, wst, whands, w, rng, slot, tiles, attempt
         if ok:
             i = 0
             while left:
-                j = K.rand_below(rng, slot, K.popcount(left))
-                bits = left
-                for _ in range(j):
-                    bits &= bits - 1
-                low = bits & -bits
+                low = _random_bit(left, K.popcount(left), rng, slot)
                 left ^= low
                 wst[w, K.ORDER + bone_pos + i] = K.bit_index(low)
                 i += 1
@@ -409,14 +410,10 @@ class Searcher:
 
     @staticmethod
     def choose(st, hands, b, cfg, legal, values) -> int:
-        """The best-valued action; ties go to the greedy agent's choice (as SearchAgent.act)."""
-        greedy = greedy_move(st, b, hands, cfg[K.C_DIVISOR])
-        best, best_key = -1, None
-        for k in range(len(legal)):
-            key = (float(values[k]), bool(legal[k] == greedy))
-            if best_key is None or key > best_key:
-                best, best_key = int(legal[k]), key
-        return best
+        """The best-valued action; ties go to the greedy agent's choice (SearchAgent.act's rule)."""
+        from ..agents.search import best_action
+
+        return best_action(legal.tolist(), values.tolist(), greedy_move(st, b, hands, cfg[K.C_DIVISOR]))
 
 
 def load_view(view, st, hands, scores, b=0):
