@@ -16,6 +16,9 @@ import yaml
 from allfives_env.agents.ppo_features import FEATURES
 
 
+CRITICS = ("shared", "privileged")
+
+
 class ConfigError(ValueError):
     """A config key that does not exist or a value of the wrong type."""
 
@@ -104,6 +107,12 @@ class TrainConfig:
     """gradient clipping norm"""
     target_kl: typing.Optional[float] = None
     """stop an update's epochs early when the approximate KL exceeds this (None: never)"""
+    critic: str = "shared"
+    """the value function behind the advantages: shared (the policy network's value head) or privileged (a separate network that also reads the other seats' hands and the opponent type; training only, the policy never sees them: training/critic.py)"""
+    critic_hidden_sizes: typing.List[int] = field(default_factory=lambda: [256, 256])
+    """widths of the privileged critic's MLP (critic=privileged)"""
+    critic_warmup_updates: int = 0
+    """critic=privileged only: the first this many updates train the critic alone (the policy stays as it is), for a policy started with init_from"""
     # ---- expert iteration (training/distill.py)
     distill_data: typing.List[str] = field(default_factory=list)
     """folders of a teacher's labels (python -m training.distill collect) to imitate during PPO (empty: none)"""
@@ -210,6 +219,11 @@ def _validate(cfg: TrainConfig) -> TrainConfig:
         ("distill_coef", cfg.distill_coef >= 0 and (cfg.distill_coef == 0 or bool(cfg.distill_data)),
          ">= 0, and above 0 only with distill_data"),
         ("distill_batch", cfg.distill_batch >= 1, "a positive integer"),
+        ("critic", cfg.critic in CRITICS, " or ".join(CRITICS)),
+        ("critic_hidden_sizes", len(cfg.critic_hidden_sizes) >= 1 and min(cfg.critic_hidden_sizes) >= 1,
+         "a non-empty list of positive widths"),
+        ("critic_warmup_updates", cfg.critic_warmup_updates >= 0 and (cfg.critic_warmup_updates == 0 or cfg.critic == "privileged"),
+         ">= 0, and above 0 only with critic=privileged (a shared value head cannot learn without moving the policy's trunk)"),
     ]
     for key, ok, allowed in checks:
         if not ok:

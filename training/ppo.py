@@ -38,6 +38,7 @@ from allfives_env.agents.ppo_net import PolicyNet
 
 from .checkpoint import CheckpointError, export_policy, load_checkpoint, save_checkpoint
 from .config import ConfigError, TrainConfig, field_docs, load_config, make_config, parse_override, to_dict
+from .critic import PrivilegedCritic
 from .evaluate import evaluate_policy
 from .rollout import Collector
 from .update import DistillLoss, ppo_update
@@ -137,6 +138,11 @@ class Trainer:
         self.distill = _distill_loss(cfg, self.collector.obs_dim, self.device)
         self.opponent = copy.deepcopy(self.net)
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=cfg.learning_rate, eps=1e-5)
+        self.critic, self.critic_optimizer = None, None
+        if cfg.critic == "privileged":
+            self.critic = PrivilegedCritic(self.collector.obs_dim + self.collector.privileged_dim,
+                                           cfg.critic_hidden_sizes, cfg.activation).to(self.device)
+            self.critic_optimizer = torch.optim.Adam(self.critic.parameters(), lr=cfg.learning_rate, eps=1e-5)
         self.rng = np.random.default_rng(np.random.SeedSequence([cfg.seed, 11]))
         self.pool = [self._snapshot()]
         self.update = 0
@@ -154,7 +160,9 @@ class Trainer:
 
     # ----------------------------------------------------------- checkpoints
     def state(self) -> dict:
-        return {"collector": self.collector.state_dict(), "rng": self.rng.bit_generator.state,
+        critic = {} if self.critic is None else {"critic": self.critic.state_dict(),
+                                                  "critic_optimizer": self.critic_optimizer.state_dict()}
+        return {**critic, "collector": self.collector.state_dict(), "rng": self.rng.bit_generator.state,
                 "torch_rng": torch.get_rng_state(), "python_rng": random.getstate(), "pool": self.pool,
                 "elapsed": self.elapsed, "best": self.best, "last_eval": self.last_eval, "totals": self.totals}
 
@@ -168,6 +176,9 @@ class Trainer:
         self.net.load_state_dict(ckpt["policy"]["state_dict"])
         self.optimizer.load_state_dict(ckpt["optimizer"])
         st = ckpt["trainer"]
+        if self.critic is not None:
+            self.critic.load_state_dict(st["critic"])
+            self.critic_optimizer.load_state_dict(st["critic_optimizer"])
         self.collector.load_state_dict(st["collector"])
         self.rng.bit_generator.state = st["rng"]
         torch.set_rng_state(st["torch_rng"])
@@ -182,17 +193,20 @@ class Trainer:
         lr = cfg.learning_rate
         if cfg.anneal_lr:
             lr *= max(0.0, 1.0 - self.global_step / cfg.total_timesteps)
-        for group in self.optimizer.param_groups:
-            group["lr"] = lr
+        for opt in (self.optimizer, self.critic_optimizer):
+            for group in (opt.param_groups if opt is not None else ()):
+                group["lr"] = lr
         self.opponent.load_state_dict(self.pool[int(self.rng.integers(len(self.pool)))])
         self.collector.set_opponent(self.opponent)
         before = dict(self.collector.timing)
         t0 = time.perf_counter()
         self.net.eval()
-        batch = self.collector.collect(self.net)
+        batch = self.collector.collect(self.net, self.critic)
         t1 = time.perf_counter()
         self.net.train()
-        stats = ppo_update(self.net, self.optimizer, batch, cfg, self.rng, self.device, self.distill)
+        train_policy = self.update >= cfg.critic_warmup_updates
+        stats = ppo_update(self.net, self.optimizer, batch, cfg, self.rng, self.device, self.distill,
+                           self.critic, self.critic_optimizer, train_policy)
         t2 = time.perf_counter()
         self.update += 1
         if self.update % cfg.snapshot_every == 0:

@@ -37,7 +37,11 @@ from allfives_env.rules.actions import DRAW, NUM_ACTIONS
 from allfives_env.rules.tiles import heaviness
 from allfives_env.vector import VectorAllFives
 
+from .critic import NUM_GAME_TYPES, privileged_size
+
 SELF, POOL, GREEDY, RANDOM = 0, 1, 2, 3
+# the per-transition arrays carried from one rollout to the next
+CARRIED = ("obs", "privileged", "mask", "actions", "logprobs", "values", "rewards", "done", "valid", "seat", "game")
 OPPONENT_TYPES = ("self", "pool", "greedy", "random")
 
 # Greedy tie-break per placement action: heavier tile first, then the lower slot.
@@ -95,6 +99,7 @@ class Batch:
     done: np.ndarray  # the seat's last decision of its episode
     seat: np.ndarray  # the acting seat
     game: np.ndarray  # the game index in the batched environment
+    privileged: np.ndarray = None  # critic=privileged: the critic's extra input per decision (training/critic.py)
 
     def __len__(self):
         return len(self.actions)
@@ -103,8 +108,9 @@ class Batch:
 class Buffer:
     """Flat transition storage: carried transitions first, then ``num_steps * num_envs`` slots."""
 
-    def __init__(self, capacity, obs_dim, num_actions):
+    def __init__(self, capacity, obs_dim, num_actions, privileged_dim=0):
         self.obs = np.zeros((capacity, obs_dim), np.float32)
+        self.privileged = np.zeros((capacity, privileged_dim), np.float32)
         self.mask = np.zeros((capacity, num_actions), np.bool_)
         self.actions = np.zeros(capacity, np.int64)
         self.logprobs = np.zeros(capacity, np.float32)
@@ -125,7 +131,7 @@ class Buffer:
 
     def move(self, src, dst):
         """Copy the transitions ``src`` to the slots ``dst`` (``dst`` before ``src``)."""
-        for name in ("obs", "mask", "actions", "logprobs", "values", "rewards", "done", "valid", "seat", "game"):
+        for name in CARRIED:
             arr = getattr(self, name)
             arr[dst] = arr[src]
         self.next_index[dst] = -1
@@ -152,7 +158,11 @@ class Collector:
         shares = np.array([cfg.opp_self, cfg.opp_pool, cfg.opp_greedy, cfg.opp_random], np.float64)
         self.shares = shares / shares.sum()
         self.rng = np.random.default_rng(np.random.SeedSequence([cfg.seed, 7]))
-        self.buffer = Buffer(cfg.num_steps * self.B + self.B * self.n, self.obs_dim, self.env.num_actions)
+        self.privileged = cfg.critic == "privileged"
+        self.privileged_dim = privileged_size(self.n) if self.privileged else 0
+        self._privileged = np.zeros((self.B, self.privileged_dim), np.float32)
+        self.buffer = Buffer(cfg.num_steps * self.B + self.B * self.n, self.obs_dim, self.env.num_actions,
+                             self.privileged_dim)
         self.opponent_net = None  # set by set_opponent()
         self.out = self.env.reset(seed=cfg.seed)
         self.game_type = np.zeros(self.B, np.int64)
@@ -184,9 +194,24 @@ class Collector:
         self.opponent_net = net
 
     # -------------------------------------------------------------- collection
+    def privileged_inputs(self, games, seats):
+        """The privileged critic's extra input for seat ``seats[i]`` of game ``games[i]``:
+        the other seats' hands (seat-relative) and the game's opponent type, one-hot."""
+        out = self._privileged[:len(games)]
+        hands = out[:, :self.privileged_dim - NUM_GAME_TYPES]
+        self.env.other_hands(games, seats, out=hands)
+        out[:, self.privileged_dim - NUM_GAME_TYPES:] = 0.0
+        out[np.arange(len(games)), self.privileged_dim - NUM_GAME_TYPES + self.game_type[games]] = 1.0
+        return out
+
     @torch.no_grad()
-    def collect(self, net: PolicyNet) -> Batch:
-        """Play ``num_steps`` steps in every game; return the trainable transitions with GAE."""
+    def collect(self, net: PolicyNet, critic=None) -> Batch:
+        """Play ``num_steps`` steps in every game; return the trainable transitions with GAE.
+
+        With ``critic`` (a :class:`~training.critic.PrivilegedCritic`, ``critic=privileged``)
+        the values behind the advantages are the critic's; the actions never depend on it."""
+        if self.privileged and critic is None:
+            raise ValueError("this collector was built for critic=privileged: pass the critic")
         cfg, B, buf, env = self.cfg, self.B, self.buffer, self.env
         base = self.num_carry
         buf.clear(base, base + cfg.num_steps * B)
@@ -208,6 +233,10 @@ class Collector:
             t1 = time.perf_counter()
             inputs = self.policy_input(obs, mask, self._inputs)
             logits, values = self._forward(net, inputs[li])
+            if self.privileged:
+                extra = self.privileged_inputs(li, mover[li])
+                values = critic(torch.from_numpy(inputs[li]).to(self.device),
+                                torch.from_numpy(extra).to(self.device)).float().cpu().numpy()
             a, logp = sample_actions(logits, mask[li], self.rng)
             actions[li] = a
             opp = np.flatnonzero(~is_learner)  # opponents' rows (single-choice ones included)
@@ -227,6 +256,8 @@ class Collector:
             # store the learner's decisions and link each to its seat's previous one
             slots = base + t * B + li
             buf.obs[slots] = inputs[li]
+            if self.privileged:
+                buf.privileged[slots] = extra
             buf.mask[slots] = mask[li] > 0
             buf.actions[slots] = a
             buf.logprobs[slots] = logp
@@ -295,7 +326,8 @@ class Collector:
         idx = np.flatnonzero(trainable)
         batch = Batch(buf.obs[idx].copy(), buf.mask[idx].copy(), buf.actions[idx].copy(), buf.logprobs[idx].copy(),
                       buf.values[idx].copy(), adv[idx].astype(np.float32), ret[idx].astype(np.float32),
-                      buf.rewards[idx].astype(np.float32), buf.done[idx].copy(), buf.seat[idx].copy(), buf.game[idx].copy())
+                      buf.rewards[idx].astype(np.float32), buf.done[idx].copy(), buf.seat[idx].copy(), buf.game[idx].copy(),
+                      buf.privileged[idx].copy() if self.privileged else None)
         # carry the pending transitions to the front of the buffer for the next rollout
         pb, ps = np.nonzero(self.pending >= 0)
         src = self.pending[pb, ps]
@@ -320,7 +352,7 @@ class Collector:
                 "game_type": self.game_type, "learner": self.learner, "learner_side": self.learner_side,
                 "pending": self.pending, "num_carry": self.num_carry, "env_steps": self.env_steps,
                 "carry": {name: getattr(self.buffer, name)[:self.num_carry].copy()
-                          for name in ("obs", "mask", "actions", "logprobs", "values", "rewards", "done", "valid", "seat", "game")}}
+                          for name in CARRIED}}
 
     def load_state_dict(self, state):
         self.env = state["env"]

@@ -22,9 +22,14 @@ def evaluate_actions(net, obs, mask, actions):
     return logp, entropy, value
 
 
-def ppo_loss(net, mb, cfg):
-    """The clipped PPO loss of one minibatch (a dict of tensors) and its statistics."""
+def ppo_loss(net, mb, cfg, critic=None, train_policy=True):
+    """The clipped PPO loss of one minibatch (a dict of tensors) and its statistics.
+
+    With ``critic`` (``critic=privileged``) the value loss trains that network, not the
+    policy's value head; with ``train_policy=False`` the loss is the value loss alone."""
     newlogp, entropy, newvalue = evaluate_actions(net, mb["obs"], mb["mask"], mb["actions"])
+    if critic is not None:
+        newvalue = critic(mb["obs"], mb["privileged"])
     logratio = newlogp - mb["logprobs"]
     ratio = logratio.exp()
     with torch.no_grad():
@@ -40,19 +45,17 @@ def ppo_loss(net, mb, cfg):
     else:
         v_loss = 0.5 * ((newvalue - mb["returns"]) ** 2).mean()
     ent = entropy.mean()
-    loss = pg_loss - cfg.ent_coef * ent + cfg.vf_coef * v_loss
+    loss = pg_loss - cfg.ent_coef * ent + cfg.vf_coef * v_loss if train_policy else cfg.vf_coef * v_loss
     stats = {"pg_loss": pg_loss.item(), "v_loss": v_loss.item(), "entropy": ent.item(),
              "approx_kl": approx_kl.item(), "clipfrac": clipfrac.item()}
     return loss, stats
 
 
 def to_tensors(batch, device):
-    return {
-        "obs": torch.from_numpy(batch.obs).to(device), "mask": torch.from_numpy(batch.mask).to(device),
-        "actions": torch.from_numpy(batch.actions).to(device), "logprobs": torch.from_numpy(batch.logprobs).to(device),
-        "values": torch.from_numpy(batch.values).to(device), "advantages": torch.from_numpy(batch.advantages).to(device),
-        "returns": torch.from_numpy(batch.returns).to(device),
-    }
+    names = ["obs", "mask", "actions", "logprobs", "values", "advantages", "returns"]
+    if batch.privileged is not None:
+        names.append("privileged")
+    return {name: torch.from_numpy(getattr(batch, name)).to(device) for name in names}
 
 
 def imitation_loss(logits, mask, targets):
@@ -77,11 +80,14 @@ class DistillLoss:
         return imitation_loss(logits, self.mask[idx], self.y[idx])
 
 
-def ppo_update(net, optimizer, batch, cfg, rng, device="cpu", distill=None) -> dict:
+def ppo_update(net, optimizer, batch, cfg, rng, device="cpu", distill=None, critic=None, critic_optimizer=None,
+               train_policy=True) -> dict:
     """``update_epochs`` passes of minibatch PPO over ``batch``; returns mean statistics.
 
     Minibatches are drawn with ``rng`` (a numpy Generator), so an update is reproducible.
-    With ``distill`` (a :class:`DistillLoss`) each minibatch also adds its weighted loss."""
+    With ``distill`` (a :class:`DistillLoss`) each minibatch also adds its weighted loss.
+    With ``critic`` and its ``critic_optimizer`` (``critic=privileged``) the value loss
+    trains the critic; ``train_policy=False`` leaves the policy untouched (critic warm-up)."""
     data = to_tensors(batch, device)
     n = len(batch)
     num_mb = max(1, round(n / cfg.minibatch_size))
@@ -91,15 +97,19 @@ def ppo_update(net, optimizer, batch, cfg, rng, device="cpu", distill=None) -> d
         perm = torch.from_numpy(rng.permutation(n)).to(device)
         for idx in torch.tensor_split(perm, num_mb):
             mb = {k: v[idx] for k, v in data.items()}
-            loss, stats = ppo_loss(net, mb, cfg)
-            if distill is not None:
+            loss, stats = ppo_loss(net, mb, cfg, critic, train_policy)
+            if distill is not None and train_policy:
                 ce = distill(net, rng)
                 loss = loss + distill.coef * ce
                 stats["distill_ce"] = ce.item()
-            optimizer.zero_grad(set_to_none=True)
+            optimizers = ([optimizer] if train_policy else []) + ([critic_optimizer] if critic is not None else [])
+            for opt in (optimizer, critic_optimizer):
+                if opt is not None:
+                    opt.zero_grad(set_to_none=True)
             loss.backward()
-            nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
-            optimizer.step()
+            for opt in optimizers:
+                nn.utils.clip_grad_norm_([p for g in opt.param_groups for p in g["params"]], cfg.max_grad_norm)
+                opt.step()
             for k, v in stats.items():
                 totals[k] = totals.get(k, 0.0) + v
             count += 1

@@ -88,7 +88,8 @@ def test_rewards_reach_the_seat_that_earned_them(num_players, rollout_steps, ski
     col.out = col.env.set_position([0], [deal[0]], [deal[1]], [deal[2]])
     net = ScriptedNet(actions)
     batches = [col.collect(net) for _ in range(1 if rollout_steps is None else 2 * len(actions) // rollout_steps + 3)]
-    batch = type(batches[0])(*[np.concatenate([getattr(b, f) for b in batches]) for f in batches[0].__dataclass_fields__])
+    batch = type(batches[0])(*[None if getattr(batches[0], f) is None else np.concatenate([getattr(b, f) for b in batches])
+                               for f in batches[0].__dataclass_fields__])
     if rollout_steps is None:
         assert list(batch.actions[:len(actions)]) == actions  # one rollout: the batch is in time order
     # points land on other seats' turns in this episode
