@@ -54,8 +54,10 @@ def train(student, data, out, epochs=4, lr=3e-4, batch_size=512, temperature=0.0
     held_args = (d["inputs"][held], d["masks"][held], d["values"][held])
     before = {"train": agreement(net, d["inputs"][train_rows], d["masks"][train_rows], d["values"][train_rows]),
               "held_out": agreement(net, *held_args)}
+    if not held.any():
+        log("one label file: no games are held out (whole files are), so held-out agreement is n/a")
     log(f"{len(x)} training rows, {int(held.sum())} held out; agreement with the teacher before: "
-        f"train {before['train']:.3f}, held out {before['held_out']:.3f}")
+        f"train {before['train']:.3f}, held out {_share(before['held_out'])}")
     net.train()
     opt = torch.optim.Adam(net.parameters(), lr=lr)
     gen = torch.Generator().manual_seed(seed)
@@ -73,7 +75,7 @@ def train(student, data, out, epochs=4, lr=3e-4, batch_size=512, temperature=0.0
             total += ce.item() * len(idx)
         net.eval()
         log(f"epoch {epoch + 1}/{epochs}: cross-entropy {total / len(x):.4f}, held-out agreement "
-            f"{agreement(net, *held_args):.3f}")
+            f"{_share(agreement(net, *held_args))}")
         net.train()
     net.eval()
     after = {"train": agreement(net, d["inputs"][train_rows], d["masks"][train_rows], d["values"][train_rows]),
@@ -81,5 +83,10 @@ def train(student, data, out, epochs=4, lr=3e-4, batch_size=512, temperature=0.0
     extra = {"distilled_from": student, "data": list(data), "rows": int(len(x)), "epochs": epochs, "lr": lr,
              "temperature": temperature, "margin": margin, "hidden_sizes": net.spec()["hidden_sizes"], "agreement_before": before, "agreement_after": after}
     export_policy(out, net, rules, extra=extra, features=features)
-    log(f"wrote {out}: agreement train {after['train']:.3f}, held out {after['held_out']:.3f}")
+    log(f"wrote {out}: agreement train {after['train']:.3f}, held out {_share(after['held_out'])}")
     return extra
+
+
+def _share(value):
+    """An agreement for the log: three decimals, or n/a when nothing was measured (NaN)."""
+    return "n/a" if value != value else f"{value:.3f}"

@@ -113,6 +113,21 @@ def test_training_moves_the_student_toward_the_teacher(shards, tmp_path):
         extra["agreement_after"]["train"])
 
 
+def test_one_label_file_logs_no_held_out_agreement(shards, tmp_path):
+    """Whole files are held out, so one file leaves none: the log says n/a, never nan."""
+    import shutil
+
+    out, _ = shards
+    first = sorted((out / "data").glob("shard_*"))[0]
+    (tmp_path / "one").mkdir()
+    shutil.copy(first, tmp_path / "one" / first.name)
+    lines = []
+    extra = train(STUDENT, [str(tmp_path / "one")], str(tmp_path / "p.pt"), epochs=1, log=lines.append)
+    assert extra["agreement_after"]["held_out"] != extra["agreement_after"]["held_out"]  # NaN in the record
+    text = "\n".join(lines)
+    assert "no games are held out" in text and "held out n/a" in text and "nan" not in text
+
+
 def test_train_without_data_is_a_clear_error(tmp_path):
     with pytest.raises(ValueError, match="no shard_"):
         train(STUDENT, [str(tmp_path)], str(tmp_path / "p.pt"))
