@@ -6,7 +6,8 @@ a run exactly from its ``latest.pt``. Each update:
 1. :meth:`Collector.collect <training.rollout.Collector.collect>` steps
    ``num_envs`` games for ``num_steps`` steps (one batched forward pass per
    step for the learner, one for the snapshot opponent), building per-seat
-   transition chains with GAE;
+   transition chains with GAE (the values from the policy's value head, or with
+   ``critic=privileged`` from :class:`~training.critic.PrivilegedCritic`);
 2. :func:`~training.update.ppo_update` runs the masked PPO update;
 3. every ``snapshot_every`` updates the policy joins the snapshot pool; every
    ``eval_every`` updates :func:`~training.evaluate.evaluate_policy` plays the
