@@ -18,23 +18,21 @@ import torch
 
 from allfives_env.agents.ppo import FORMAT, VERSION, CheckpointError, policy_record, read_checkpoint
 
-__all__ = ["CheckpointError", "atomic_save", "save_checkpoint", "load_checkpoint", "export_policy"]
+__all__ = ["CheckpointError", "atomic_write", "atomic_save", "save_checkpoint", "load_checkpoint", "export_policy"]
 
 
-def atomic_save(obj, path):
-    """``torch.save`` to a temp file in the same folder, then ``os.replace``: a reader
+def atomic_write(path, write, suffix=""):
+    """``write(file)`` into a temp file in ``path``'s folder, then ``os.replace``: a reader
     never sees a half-written file, and a crash leaves the old file intact."""
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".pt", dir=folder)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=suffix, dir=folder)
     umask = os.umask(0)
     os.umask(umask)
     try:
         os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600 files; give the usual permissions
         with os.fdopen(fd, "wb") as f:
-            buf = io.BytesIO()
-            torch.save(obj, buf)
-            f.write(buf.getvalue())
+            write(f)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
@@ -42,6 +40,13 @@ def atomic_save(obj, path):
         if os.path.exists(tmp):
             os.remove(tmp)
         raise
+
+
+def atomic_save(obj, path):
+    """``torch.save`` through :func:`atomic_write`."""
+    buf = io.BytesIO()
+    torch.save(obj, buf)
+    atomic_write(path, lambda f: f.write(buf.getvalue()), suffix=".pt")
 
 
 def save_checkpoint(path, net, optimizer, rules, cfg_dict, global_step, update, trainer_state: dict, extra=None):

@@ -4,10 +4,11 @@ The policy acts on its own seat-relative observation only. Its value function,
 used only to compute advantages during training, may read more: here the
 policy's input plus the other seats' hands (:meth:`VectorAllFives.other_hands
 <allfives_env.vector.VectorAllFives.other_hands>`) and which kind of opponent
-the game is against. Most of a hand's variance in points comes from where the
-hidden tiles lie; a critic that sees them explains more of the return, so the
-advantages are less noisy (the centralised critic of MAPPO, or the "oracle"
-critic of perfect-information training). The advantage stays an unbiased
+the game is against. Where the hidden tiles lie decides part of a hand's
+points, so a critic that sees them can explain more of the return and give
+less noisy advantages (the centralised critic of MAPPO, or the "oracle" critic
+of perfect-information training; on the 4-player agent it explained only a
+little more, ``docs/results_training.md``). The advantage stays an unbiased
 policy-gradient weight: the baseline may depend on anything but the action.
 
 The critic lives only in training checkpoints (``latest.pt``/``best.pt``); a

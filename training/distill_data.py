@@ -12,9 +12,10 @@ labelled decision:
 
 import glob
 import os
-import tempfile
 
 import numpy as np
+
+from .checkpoint import atomic_write
 
 
 def write_shard(path, rows, games):
@@ -30,15 +31,7 @@ def write_shard(path, rows, games):
         "teacher_action": np.array([r[4] for r in rows], np.int16),
         "games": np.asarray(games, np.int64),
     }
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".npz", dir=os.path.dirname(os.path.abspath(path)))
-    try:
-        with os.fdopen(fd, "wb") as f:
-            np.savez_compressed(f, **arrays)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
+    atomic_write(path, lambda f: np.savez_compressed(f, **arrays), suffix=".npz")
 
 
 #: Share of the games (whole shards) held out to measure agreement with the teacher.

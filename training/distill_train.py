@@ -11,6 +11,7 @@ from .checkpoint import export_policy
 from .distill_data import load_shards, teacher_targets
 from .update import imitation_loss
 
+
 def agreement(net, inputs, masks, values) -> float:
     """Share of rows where the network's most likely legal action is the teacher's best."""
     if len(inputs) == 0:

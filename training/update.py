@@ -89,6 +89,8 @@ def ppo_update(net, optimizer, batch, cfg, rng, device="cpu", distill=None, crit
     With ``critic`` and its ``critic_optimizer`` (``critic=privileged``) the value loss
     trains the critic; ``train_policy=False`` leaves the policy untouched (critic warm-up)."""
     data = to_tensors(batch, device)
+    # the warm-up leaves the policy alone; a privileged critic has its own optimizer
+    stepped = ([optimizer] if train_policy else []) + ([critic_optimizer] if critic is not None else [])
     n = len(batch)
     num_mb = max(1, round(n / cfg.minibatch_size))
     totals, count = {}, 0
@@ -102,12 +104,10 @@ def ppo_update(net, optimizer, batch, cfg, rng, device="cpu", distill=None, crit
                 ce = distill(net, rng)
                 loss = loss + distill.coef * ce
                 stats["distill_ce"] = ce.item()
-            optimizers = ([optimizer] if train_policy else []) + ([critic_optimizer] if critic is not None else [])
-            for opt in (optimizer, critic_optimizer):
-                if opt is not None:
-                    opt.zero_grad(set_to_none=True)
+            for opt in stepped:
+                opt.zero_grad(set_to_none=True)
             loss.backward()
-            for opt in optimizers:
+            for opt in stepped:
                 nn.utils.clip_grad_norm_([p for g in opt.param_groups for p in g["params"]], cfg.max_grad_norm)
                 opt.step()
             for k, v in stats.items():
