@@ -76,7 +76,9 @@ class TrainConfig:
     hidden_sizes: typing.List[int] = field(default_factory=lambda: [128, 128])
     """widths of the shared MLP trunk"""
     features: str = "none"
-    """derived inputs after the observation: none, reply (the next seat's best reply per placement), reply_control (also the own tiles still fitting) or lookahead (also the next seat's expected greedy reply and the following seat's expected best play); agents/ppo_features.py"""
+    """derived inputs after the observation: none, reply (the next seat's best reply per placement), reply_control (also the own tiles still fitting) lookahead (also the next seat's expected greedy reply and the following seat's expected best play) or reply_control_belief (reply_control, then the exact probability that each other seat holds each unseen tile); agents/ppo_features.py"""
+    action_width: int = 0
+    """width of the shared action scorer that adds a score to every placement's logit from the state, the placement's tile and slot and its own action-aligned inputs (0: none; agents/ppo_net.py)"""
     init_from: typing.Optional[str] = None
     """start the network from this policy file: same players, as many layers each at least as wide (wider layers and new feature inputs start at zero outgoing weight, so the start computes exactly that policy)"""
     activation: str = "relu"
@@ -212,6 +214,7 @@ def _validate(cfg: TrainConfig) -> TrainConfig:
         ("update_epochs", cfg.update_epochs >= 1, "a positive integer"),
         ("gamma", 0.0 <= cfg.gamma <= 1.0, "between 0 and 1"),
         ("gae_lambda", 0.0 <= cfg.gae_lambda <= 1.0, "between 0 and 1"),
+        ("action_width", cfg.action_width >= 0, "0 (no action scorer) or a positive width"),
         ("hidden_sizes", len(cfg.hidden_sizes) >= 1 and min(cfg.hidden_sizes) >= 1, "a non-empty list of positive widths"),
         ("snapshot_every", cfg.snapshot_every >= 1, "a positive integer"),
         ("pool_size", cfg.pool_size >= 1, "a positive integer"),

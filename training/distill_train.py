@@ -17,8 +17,9 @@ def agreement(net, inputs, masks, values) -> float:
     if len(inputs) == 0:
         return float("nan")
     with torch.no_grad():
-        logits, _ = net(torch.from_numpy(inputs))
-        pick = masked_logits(logits, torch.from_numpy(masks)).argmax(-1).numpy()
+        torch_masks = torch.from_numpy(masks)
+        logits, _ = net(torch.from_numpy(inputs), torch_masks)
+        pick = masked_logits(logits, torch_masks).argmax(-1).numpy()
     best = np.argmax(np.where(masks, values, -np.inf), axis=1)
     return float(np.mean(pick == best))
 
@@ -37,7 +38,7 @@ def train(student, data, out, epochs=4, lr=3e-4, batch_size=512, temperature=0.0
     if hidden_sizes:
         from allfives_env.agents.ppo_net import PolicyNet
 
-        net = PolicyNet(net.obs_dim, hidden_sizes, net.activation, net.skip)
+        net = PolicyNet(**{**net.spec(), "hidden_sizes": hidden_sizes})
         value_coef = 0.0
         margin = None  # the fresh network has no own actions to keep
     features = policy_features(policy, student)
@@ -51,7 +52,7 @@ def train(student, data, out, epochs=4, lr=3e-4, batch_size=512, temperature=0.0
     y = torch.from_numpy(teacher_targets(d["values"][train_rows], d["masks"][train_rows], temperature, margin,
                                          d["student_action"][train_rows], d["teacher_action"][train_rows]))
     with torch.no_grad():
-        v0 = net(x)[1]
+        v0 = net(x, m)[1]
     held_args = (d["inputs"][held], d["masks"][held], d["values"][held])
     before = {"train": agreement(net, d["inputs"][train_rows], d["masks"][train_rows], d["values"][train_rows]),
               "held_out": agreement(net, *held_args)}
@@ -67,7 +68,7 @@ def train(student, data, out, epochs=4, lr=3e-4, batch_size=512, temperature=0.0
         total = 0.0
         for start in range(0, len(x), batch_size):
             idx = order[start:start + batch_size]
-            logits, value = net(x[idx])
+            logits, value = net(x[idx], m[idx])
             ce = imitation_loss(logits, m[idx], y[idx])
             loss = ce + value_coef * ((value - v0[idx]) ** 2).mean()
             opt.zero_grad()

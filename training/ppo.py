@@ -35,6 +35,7 @@ import numpy as np
 import torch
 import yaml
 
+from allfives_env.agents.ppo_features import action_blocks
 from allfives_env.agents.ppo_net import PolicyNet
 
 from .checkpoint import CheckpointError, export_policy, load_checkpoint, save_checkpoint
@@ -133,7 +134,8 @@ class Trainer:
         torch.manual_seed(cfg.seed)
         self.collector = Collector(cfg, cfg.device)
         self.rules = self.collector.config
-        self.net = PolicyNet(self.collector.obs_dim, cfg.hidden_sizes, cfg.activation).to(self.device)
+        self.net = PolicyNet(self.collector.obs_dim, cfg.hidden_sizes, cfg.activation, action_width=cfg.action_width,
+                             action_inputs=action_blocks(cfg.features, cfg.num_players)).to(self.device)
         if cfg.init_from:
             warm_start(self.net, cfg.init_from, self.rules, cfg.features)
         self.distill = _distill_loss(cfg, self.collector.obs_dim, self.device)
@@ -396,6 +398,9 @@ def warm_start(net, path, rules, features):
         raise CheckpointError(f"init_from {path!r} has hidden_sizes {old_widths} ({source.activation}); this run has "
                               f"{new_widths} ({net.activation}): it needs as many layers, each at least as wide, "
                               f"and the same activation and skip path")
+    if source.action_width and source.action_width != net.action_width:
+        raise CheckpointError(f"init_from {path!r} has an action scorer of width {source.action_width}; this run has "
+                              f"action_width={net.action_width}: it needs the same width")
     old_features = policy_features(policy, path)
     if not extends(features, old_features) or source.obs_dim > net.obs_dim:
         raise CheckpointError(f"init_from {path!r} was trained on features={old_features!r}; this run uses "

@@ -232,7 +232,7 @@ class Collector:
                 li = np.flatnonzero(is_learner)
             t1 = time.perf_counter()
             inputs = self.policy_input(obs, mask, self._inputs)
-            logits, values = self._forward(net, inputs[li])
+            logits, values = self._forward(net, inputs[li], mask[li])
             if self.privileged:
                 extra = self.privileged_inputs(li, mover[li])
                 values = critic(torch.from_numpy(inputs[li]).to(self.device),
@@ -244,7 +244,7 @@ class Collector:
                 kinds = self.game_type[opp]
                 pool = opp[kinds == POOL]
                 if len(pool):
-                    plogits, _ = self._forward(self.opponent_net or net, inputs[pool])
+                    plogits, _ = self._forward(self.opponent_net or net, inputs[pool], mask[pool])
                     actions[pool] = sample_actions(plogits, mask[pool], self.rng)[0]
                 greedy = opp[kinds == GREEDY]
                 if len(greedy):
@@ -285,8 +285,8 @@ class Collector:
         timing["bookkeeping"] += time.perf_counter() - t0
         return batch
 
-    def _forward(self, net, obs):
-        logits, values = net(torch.from_numpy(obs).to(self.device))
+    def _forward(self, net, obs, mask):
+        logits, values = net(torch.from_numpy(obs).to(self.device), torch.from_numpy(mask > 0).to(self.device))
         return logits.float().cpu().numpy(), values.float().cpu().numpy()
 
     def _credit(self, out):

@@ -15,7 +15,7 @@ from allfives_env.agents.ppo_net import masked_logits
 
 def evaluate_actions(net, obs, mask, actions):
     """``(log_prob(actions), entropy, value)`` under ``net`` with the masks applied."""
-    logits, value = net(obs)
+    logits, value = net(obs, mask)
     logp_all = torch.log_softmax(masked_logits(logits, mask), dim=-1)
     logp = logp_all.gather(1, actions.unsqueeze(1)).squeeze(1)
     entropy = -(logp_all.exp() * logp_all).masked_fill(~mask, 0.0).sum(-1)  # legal actions only
@@ -76,7 +76,7 @@ class DistillLoss:
 
     def __call__(self, net, rng):
         idx = torch.from_numpy(rng.integers(len(self.x), size=self.batch_size)).to(self.x.device)
-        logits, _ = net(self.x[idx])
+        logits, _ = net(self.x[idx], self.mask[idx])
         return imitation_loss(logits, self.mask[idx], self.y[idx])
 
 

@@ -8,7 +8,7 @@ it. Loading needs torch but none of the training code.
 Checkpoint record (``torch.save`` of a dict)::
 
     {"format": "allfives-ppo", "version": 1,
-     "policy": {"net": {"obs_dim", "hidden_sizes", "activation", "skip"},
+     "policy": {"net": {"obs_dim", "hidden_sizes", "activation", "skip"[, "action_width", "action_inputs"]},
                 "state_dict": {...}, "num_players": n, "rules": RulesConfig.to_dict(),
                 "encoder": "default", "features": "none" | "reply" | "reply_control" | "lookahead"},
      ...}   # training checkpoints add optimizer, RNG and trainer state
@@ -27,7 +27,7 @@ import os
 import numpy as np
 
 from ..encoders import DefaultEncoder
-from ..rules.actions import NUM_ACTIONS
+from ..rules.actions import DRAW, NUM_ACTIONS
 from ..rules.config import RulesConfig
 from .base import BaseAgent, register_agent
 from .ppo_features import FEATURES, PolicyInput
@@ -112,8 +112,17 @@ def _numpy_policy(path):
                   for m in net.trunk if hasattr(m, "weight")]
         head = (net.policy_head.weight.detach().numpy().T.copy(), net.policy_head.bias.detach().numpy().copy())
         direct = None if net.direct is None else net.direct.weight.detach().numpy().T.copy()
-        _WEIGHTS[key] = (rules, features, net.obs_dim, net.activation, layers, head, direct)
+        _WEIGHTS[key] = (rules, features, net.obs_dim, net.activation, layers, head, direct, _numpy_scorer(net))
     return _WEIGHTS[key]
+
+
+def _numpy_scorer(net):
+    """The action scorer's weights as numpy arrays (None without one); see :meth:`PPOAgent.logits`."""
+    if not net.action_width:
+        return None
+    arrays = (net.action_context.weight.T, net.action_context.bias, net.action_tile, net.action_slot,
+              net.action_features.weight.T, net.action_out.weight[0], net.action_out.bias[0])
+    return tuple(a.detach().numpy().copy() for a in arrays) + (np.array(net.action_inputs, np.int64),)
 
 
 class PPOAgent(BaseAgent):
@@ -128,7 +137,7 @@ class PPOAgent(BaseAgent):
         if not os.path.isfile(path):
             raise CheckpointError(f"checkpoint not found: {path!r}")
         (self.rules, self.features, self.obs_dim, self.activation, self._layers, self._head,
-         self._direct) = _numpy_policy(path)
+         self._direct, self._scorer) = _numpy_policy(path)
         self.num_players = self.rules.num_players
         self._encoders = {}
         self._inputs = {}
@@ -148,13 +157,27 @@ class PPOAgent(BaseAgent):
             self._encoders[config] = encoder
             self._inputs[config] = policy_input
 
-    def logits(self, obs: np.ndarray) -> np.ndarray:
+    def _act_fn(self, x):
+        return np.maximum(x, 0.0) if self.activation == "relu" else np.tanh(x)
+
+    def logits(self, obs: np.ndarray, legal=None) -> np.ndarray:
+        """The network's logits for one input vector (numpy, as PolicyNet computes them). With an action
+        scorer, only the placements in ``legal`` (all when None) get their score."""
         h = obs
         for w, b in self._layers:
-            h = h @ w + b
-            h = np.maximum(h, 0.0) if self.activation == "relu" else np.tanh(h)
+            h = self._act_fn(h @ w + b)
         out = h @ self._head[0] + self._head[1]
-        return out if self._direct is None else out + obs @ self._direct
+        if self._direct is not None:
+            out = out + obs @ self._direct
+        if self._scorer is not None:
+            context_w, context_b, tile, slot, features_w, out_w, out_b, offsets = self._scorer
+            placements = np.arange(DRAW) if legal is None else np.asarray(legal)
+            placements = placements[placements < DRAW]
+            hidden = (h @ context_w + context_b + tile[placements // 4] + slot[placements % 4]
+                      + obs[offsets[None, :] + placements[:, None]] @ features_w)
+            out = out.copy()
+            out[placements] += self._act_fn(hidden) @ out_w + out_b
+        return out
 
     def input_vector(self, view, legal_actions) -> np.ndarray:
         """The network's input for ``view``: the default observation, then the record's derived features."""
@@ -173,7 +196,7 @@ class PPOAgent(BaseAgent):
         if len(legal_actions) == 1:
             return legal_actions[0]
         legal = np.asarray(legal_actions)
-        logits = self.logits(self.input_vector(view, legal))
+        logits = self.logits(self.input_vector(view, legal), legal)
         chosen = logits[legal]
         if not self.sample:
             return int(legal[int(np.argmax(chosen))])

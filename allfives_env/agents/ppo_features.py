@@ -44,9 +44,22 @@ known hand size:
   seat's possible hands (the same model; the two unseen hands are taken as
   independent, the replied tile excluded).
 
-Zero for draws, passes and illegal actions. Each feature set extends the one
-before it, so a policy trained on a shorter set warm-starts on a longer one
-(``init_from``; the new inputs start at zero weight).
+``"reply_control_belief"`` (3 x 112 + 84): ``"reply_control"``, then
+
+* ``belief``: for each tile and each other relative seat 1..3, the probability
+  (28 x 3 values, tile-major; zero for known tiles and absent seats) that the
+  seat holds the tile, under a uniform prior over every deal of the unseen
+  tiles consistent with what the observer knows: the other seats' hand sizes,
+  the suits each is known to lack, the rest in the boneyard. Exact (a
+  forward-backward count over the unseen tiles, not sampling); the search's
+  sampled worlds come from the same distribution (``rules/view.py``). The
+  boneyard's share is what the seats' shares leave of 1.
+
+Zero for draws, passes and illegal actions (the per-placement blocks). A
+policy trained on a set warm-starts on any set that starts with it
+(``init_from``; the new inputs start at zero weight): ``reply`` <
+``reply_control`` < ``lookahead``, and ``reply_control`` <
+``reply_control_belief``.
 """
 
 import math
@@ -59,12 +72,20 @@ from ..rules.actions import DRAW
 from ..rules.tiles import SUIT_TILES, TILE_HIGH, TILE_LOW
 from .greedy import TIE_RANK
 
-FEATURES = ("none", "reply", "reply_control", "lookahead")
-_BLOCKS = {"none": 0, "reply": 2, "reply_control": 3, "lookahead": 6}  # blocks of 112 values after the observation
+FEATURES = ("none", "reply", "reply_control", "lookahead", "reply_control_belief")
+#: The parts each feature set appends, in order; a set extends another when that one's parts are a prefix of its.
+_PARTS = {"none": (), "reply": ("reply",), "reply_control": ("reply", "control"),
+          "lookahead": ("reply", "control", "lookahead"), "reply_control_belief": ("reply", "control", "belief")}
+_PART_SIZE = {"reply": 2 * DRAW, "control": DRAW, "lookahead": 3 * DRAW, "belief": 28 * 3}
+_ALIGNED = ("reply", "control", "lookahead")  # parts made of 112-value blocks, one value per placement
+#: blocks of 112 values after the observation
+_BLOCKS = {name: sum(_PART_SIZE[p] for p in parts if p in _ALIGNED) // DRAW for name, parts in _PARTS.items()}
 _LOW = np.array(TILE_LOW, np.int64)
 _HIGH = np.array(TILE_HIGH, np.int64)
 _SUIT_TILES = np.array(SUIT_TILES, np.int64)  # tiles carrying each suit (bit mask)
 _TIE_RANK = np.array(TIE_RANK, np.int64)
+#: (tiles placed, at seat 1, at seat 2, at seat 3): a hand holds at most 9 + 10 tiles (R4: 2 players)
+_HOLDINGS_SHAPE = (29, 22, 22, 22)
 _CHOOSE = np.array([[math.comb(n, k) for k in range(29)] for n in range(29)], np.float64)  # C(n, k)
 
 
@@ -72,12 +93,21 @@ def feature_size(name: str) -> int:
     """How many values ``name`` appends to the observation."""
     if name not in FEATURES:
         raise ValueError(f"features={name!r} is not allowed; allowed: {list(FEATURES)}")
-    return _BLOCKS[name] * DRAW
+    return sum(_PART_SIZE[part] for part in _PARTS[name])
+
+
+def action_blocks(features: str, num_players: int) -> list:
+    """Start offsets of the input's 112-value blocks aligned with the placements (one value per action id):
+    the observation's ``placement_points``, then each derived feature block. What a
+    :class:`~allfives_env.agents.ppo_net.PolicyNet` action scorer reads per placement."""
+    layout = default_layout(num_players)
+    return [layout.offset("placement_points")] + [layout.size + k * DRAW for k in range(_BLOCKS[features])]
 
 
 def extends(longer: str, shorter: str) -> bool:
     """Whether the input of ``longer`` starts with the whole input of ``shorter``."""
-    return FEATURES.index(longer) >= FEATURES.index(shorter)
+    parts = _PARTS[shorter]
+    return _PARTS[longer][:len(parts)] == parts
 
 
 class PolicyInput:
@@ -93,6 +123,9 @@ class PolicyInput:
         names = ("hand", "played_by", "slot_available", "slot_value", "slot_double_end", "slot_counts",
                  "count", "is_lead", "lacks", "hand_sizes")
         self._off = np.array([layout.offset(name) for name in names], np.int64)
+        self._belief_start = self.obs_dim + _BLOCKS[features] * DRAW if "belief" in _PARTS[features] else -1
+        if self._belief_start >= 0:  # the belief counts' work space, kept between calls (one decision at a time in play)
+            self._forward, self._backward = np.empty(_HOLDINGS_SHAPE), np.empty(_HOLDINGS_SHAPE)
 
     def __call__(self, obs: np.ndarray, mask: np.ndarray, out: np.ndarray = None) -> np.ndarray:
         """``obs`` (B, obs_dim) float32 and ``mask`` (B, 114) -> the input (a view of ``obs`` when no features)."""
@@ -102,6 +135,9 @@ class PolicyInput:
             out = np.empty((obs.shape[0], self.size), np.float32)
         _reply_features(obs, mask, self._off, self._num_players, self._divisor, _LOW, _HIGH, _SUIT_TILES,
                         _BLOCKS[self.features], _TIE_RANK, _CHOOSE, out)
+        if self._belief_start >= 0:
+            _belief_features(obs, self._off, self._num_players, _LOW, _HIGH, self._belief_start, self._forward,
+                             self._backward, out)
         return out
 
 
@@ -347,3 +383,114 @@ def _reply_features(obs, mask, off, n, divisor, LOW, HIGH, SUITS, blocks, TIE, C
                         best = got
             out[b, D + a] = best / 35.0
             out[b, D + DRAW + a] = scoring / total
+
+
+@njit(cache=True)
+def _holdings(m, allowed, sizes, forward, backward, out):
+    """Marginal probabilities that each of ``m`` unseen tiles lies with holder 0, 1, 2 or 3 (three seats, then
+    the boneyard), over the uniform distribution of the assignments giving holder j exactly ``sizes[j]``
+    tiles, tile i only to a holder with ``allowed[i, j]``; into ``out[i, j]``. ``forward[i, a, b, c]`` counts
+    the ways to place the first i tiles with a, b and c at holders 0-2 (the rest at holder 3);
+    ``backward[i, a, b, c]`` the ways to place the others from there to the exact sizes. False when no
+    assignment exists."""
+    s0, s1, s2, s3 = sizes[0], sizes[1], sizes[2], sizes[3]
+    if s0 + s1 + s2 + s3 != m:
+        return False
+    forward[:m + 1, :s0 + 1, :s1 + 1, :s2 + 1] = 0.0
+    backward[:m + 1, :s0 + 1, :s1 + 1, :s2 + 1] = 0.0
+    forward[0, 0, 0, 0] = 1.0
+    for i in range(m):
+        for a in range(min(i, s0) + 1):
+            for b in range(min(i - a, s1) + 1):
+                for c in range(min(i - a - b, s2) + 1):
+                    w = forward[i, a, b, c]
+                    if w == 0.0:
+                        continue
+                    if allowed[i, 0] and a < s0:
+                        forward[i + 1, a + 1, b, c] += w
+                    if allowed[i, 1] and b < s1:
+                        forward[i + 1, a, b + 1, c] += w
+                    if allowed[i, 2] and c < s2:
+                        forward[i + 1, a, b, c + 1] += w
+                    if allowed[i, 3] and i - a - b - c < s3:
+                        forward[i + 1, a, b, c] += w
+    backward[m, s0, s1, s2] = 1.0
+    for i in range(m - 1, -1, -1):
+        for a in range(min(i, s0) + 1):
+            for b in range(min(i - a, s1) + 1):
+                for c in range(min(i - a - b, s2) + 1):
+                    d = i - a - b - c
+                    if d > s3:
+                        continue
+                    w = 0.0
+                    if allowed[i, 0] and a < s0:
+                        w += backward[i + 1, a + 1, b, c]
+                    if allowed[i, 1] and b < s1:
+                        w += backward[i + 1, a, b + 1, c]
+                    if allowed[i, 2] and c < s2:
+                        w += backward[i + 1, a, b, c + 1]
+                    if allowed[i, 3] and d < s3:
+                        w += backward[i + 1, a, b, c]
+                    backward[i, a, b, c] = w
+    total = backward[0, 0, 0, 0]
+    if total == 0.0:
+        return False
+    for i in range(m):
+        p0, p1, p2, p3 = 0.0, 0.0, 0.0, 0.0
+        for a in range(min(i, s0) + 1):
+            for b in range(min(i - a, s1) + 1):
+                for c in range(min(i - a - b, s2) + 1):
+                    w = forward[i, a, b, c]
+                    if w == 0.0:
+                        continue
+                    if allowed[i, 0] and a < s0:
+                        p0 += w * backward[i + 1, a + 1, b, c]
+                    if allowed[i, 1] and b < s1:
+                        p1 += w * backward[i + 1, a, b + 1, c]
+                    if allowed[i, 2] and c < s2:
+                        p2 += w * backward[i + 1, a, b, c + 1]
+                    if allowed[i, 3] and i - a - b - c < s3:
+                        p3 += w * backward[i + 1, a, b, c]
+        out[i, 0], out[i, 1], out[i, 2], out[i, 3] = p0 / total, p1 / total, p2 / total, p3 / total
+    return True
+
+
+@njit(cache=True)
+def _belief_features(obs, off, n, LOW, HIGH, start, forward, backward, out):
+    """The ``belief`` part (module docstring) of every row into ``out[:, start:start + 84]``; ``forward`` and
+    ``backward``: work space of :data:`_HOLDINGS_SHAPE`."""
+    o_hand, o_played, o_lacks, o_sizes = off[0], off[1], off[8], off[9]
+    B = obs.shape[0]
+    allowed = np.empty((28, 4), np.bool_)
+    sizes = np.zeros(4, np.int64)
+    probs = np.empty((28, 4))
+    unseen = np.empty(28, np.int64)
+    for b in range(B):
+        for i in range(start, start + 84):
+            out[b, i] = 0.0
+        m = 0
+        for t in range(28):
+            seen = obs[b, o_hand + t] > 0.5
+            for rel in range(n):
+                seen = seen or obs[b, o_played + 28 * rel + t] > 0.5
+            if not seen:
+                unseen[m] = t
+                m += 1
+        held = 0
+        for j in range(3):  # holders 0..2: relative seats 1..3 (size 0 where there is no such seat)
+            sizes[j] = int(round(obs[b, o_sizes + j + 1] * 10.0)) if j + 1 < n else 0
+            held += sizes[j]
+        sizes[3] = m - held  # holder 3: the boneyard, which may hold any tile
+        if sizes[3] < 0:
+            continue
+        for i in range(m):
+            t = unseen[i]
+            for j in range(3):
+                lacks = _lacks_of(obs[b], o_lacks, j + 1) if j + 1 < n else 0
+                allowed[i, j] = j + 1 < n and not ((lacks >> LOW[t]) & 1 or (lacks >> HIGH[t]) & 1)
+            allowed[i, 3] = True
+        if not _holdings(m, allowed, sizes, forward, backward, probs):
+            continue
+        for i in range(m):
+            for j in range(n - 1):
+                out[b, start + 3 * unseen[i] + j] = probs[i, j]

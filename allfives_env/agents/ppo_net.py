@@ -24,9 +24,23 @@ class PolicyNet(nn.Module):
     the observation (initialised to zero): the observation holds per-action
     parts (the points each placement scores now, the own hand), and a direct
     path lets the policy use them at once instead of routing 112 action-aligned
-    features through the narrow trunk."""
+    features through the narrow trunk.
 
-    def __init__(self, obs_dim: int, hidden_sizes=(256, 256), activation: str = "relu", skip: bool = True):
+    With ``action_width > 0`` an *action scorer* adds to each placement's logit
+    a score computed the same way for every placement: a small MLP over the
+    trunk's state vector, learned embeddings of the placement's tile and slot,
+    and the placement's own action-aligned inputs (``action_inputs``: the
+    start offsets of 112-value blocks in the input, one value per placement,
+    e.g. the points it scores now and the derived reply features). Sharing
+    the scorer across placements lets what is learned about one tile's
+    consequences carry over to every other tile, instead of 112 separate
+    output weights learning it one by one. Its output layer starts at zero,
+    so a scorer added to a trained policy (``init_from``) starts out
+    computing exactly that policy. (The first layer is factored into one
+    term per position plus one per placement, so it costs B x 112 x width.)"""
+
+    def __init__(self, obs_dim: int, hidden_sizes=(256, 256), activation: str = "relu", skip: bool = True,
+                 action_width: int = 0, action_inputs=()):
         super().__init__()
         if activation not in ACTIVATIONS:
             raise ValueError(f"activation={activation!r} is not allowed; allowed: {sorted(ACTIVATIONS)}")
@@ -50,18 +64,63 @@ class PolicyNet(nn.Module):
         self.direct = nn.Linear(self.obs_dim, NUM_ACTIONS, bias=False) if self.skip else None
         if self.direct is not None:
             nn.init.zeros_(self.direct.weight)
+        self.action_width, self.action_inputs = int(action_width), tuple(int(o) for o in action_inputs)
+        if self.action_width:
+            self._build_action_scorer(width)
 
-    def forward(self, obs):
+    def _build_action_scorer(self, trunk_width: int):
+        placements = NUM_ACTIONS - 2
+        if not self.action_inputs or min(self.action_inputs) < 0 or max(self.action_inputs) + placements > self.obs_dim:
+            raise ValueError(f"action_inputs={list(self.action_inputs)} must be start offsets of {placements}-value "
+                             f"blocks inside the {self.obs_dim}-value input")
+        w = self.action_width
+        self.action_context = nn.Linear(trunk_width, w)
+        self.action_tile = nn.Parameter(torch.randn(28, w) * 0.1)
+        self.action_slot = nn.Parameter(torch.randn(4, w) * 0.1)
+        self.action_features = nn.Linear(len(self.action_inputs), w, bias=False)
+        self.action_out = nn.Linear(w, 1)
+        nn.init.zeros_(self.action_out.weight)
+        nn.init.zeros_(self.action_out.bias)
+        placement = torch.arange(placements)
+        # input index of block k's value for placement a (action id a = 4 * tile + slot): (112, k)
+        index = torch.tensor(self.action_inputs).unsqueeze(0) + placement.unsqueeze(1)
+        self.register_buffer("_action_index", index, persistent=False)
+        self.register_buffer("_action_tile_of", placement // 4, persistent=False)
+        self.register_buffer("_action_slot_of", placement % 4, persistent=False)
+        self._act = ACTIVATIONS[self.activation]()
+
+    def _action_scores(self, obs, h, mask=None):
+        """(B, 112) scores of the placements from the shared action scorer; with ``mask`` (B, 114) only
+        the legal placements are scored (the others get 0: their logits are masked anyway)."""
+        if mask is None:
+            per_action = self.action_tile[self._action_tile_of] + self.action_slot[self._action_slot_of]
+            hidden = (self.action_context(h).unsqueeze(1) + per_action
+                      + self.action_features(obs[:, self._action_index]))  # (B, 112, w)
+            return self.action_out(self._act(hidden)).squeeze(-1)
+        rows, actions = torch.nonzero(mask[:, :NUM_ACTIONS - 2], as_tuple=True)  # the legal placements, packed
+        hidden = (self.action_context(h)[rows] + self.action_tile[actions // 4] + self.action_slot[actions % 4]
+                  + self.action_features(obs[rows.unsqueeze(1), self._action_index[actions]]))  # (N, w)
+        scores = self.action_out(self._act(hidden)).squeeze(-1)
+        return obs.new_zeros(obs.shape[0], NUM_ACTIONS - 2).index_put((rows, actions), scores)
+
+    def forward(self, obs, mask=None):
+        """``(logits[B, 114], value[B])``. ``mask`` (bool, B x 114) is optional: with an action scorer it
+        spares scoring illegal placements; the logits of legal actions are the same either way."""
         h = self.trunk(obs)
         logits = self.policy_head(h)
         if self.direct is not None:
             logits = logits + self.direct(obs)
+        if self.action_width:
+            logits = logits + nn.functional.pad(self._action_scores(obs, h, mask), (0, 2))  # draw, pass: no score
         return logits, self.value_head(h).squeeze(-1)
 
     def spec(self) -> dict:
         """The constructor arguments, stored beside the weights in every checkpoint."""
-        return {"obs_dim": self.obs_dim, "hidden_sizes": list(self.hidden_sizes), "activation": self.activation,
+        spec = {"obs_dim": self.obs_dim, "hidden_sizes": list(self.hidden_sizes), "activation": self.activation,
                 "skip": self.skip}
+        if self.action_width:  # older files (and policies without a scorer) keep the shorter spec
+            spec.update(action_width=self.action_width, action_inputs=list(self.action_inputs))
+        return spec
 
 
 def masked_logits(logits, mask):

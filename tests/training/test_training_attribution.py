@@ -26,7 +26,7 @@ class ScriptedNet(nn.Module):
         self.actions = list(actions)
         self.k = 0
 
-    def forward(self, obs):
+    def forward(self, obs, mask=None):  # the collector passes the legal mask (PolicyNet uses it)
         logits = torch.zeros(obs.shape[0], NUM_ACTIONS)
         for row in range(obs.shape[0]):
             if self.k < len(self.actions):
