@@ -10,7 +10,7 @@ Checkpoint record (``torch.save`` of a dict)::
     {"format": "allfives-ppo", "version": 1,
      "policy": {"net": {"obs_dim", "hidden_sizes", "activation", "skip"[, "action_width", "action_inputs"]},
                 "state_dict": {...}, "num_players": n, "rules": RulesConfig.to_dict(),
-                "encoder": "default", "features": "none" | "reply" | "reply_control" | "lookahead"},
+                "encoder": "default", "features": "none" | "reply" | "reply_control" | "lookahead" | "reply_control_belief"},
      ...}   # training checkpoints add optimizer, RNG and trainer state
 
 A bad file raises :class:`CheckpointError` naming the path and the problem.

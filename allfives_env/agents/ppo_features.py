@@ -389,31 +389,16 @@ def _reply_features(obs, mask, off, n, divisor, LOW, HIGH, SUITS, blocks, TIE, C
 def _holdings(m, allowed, sizes, forward, backward, out):
     """Marginal probabilities that each of ``m`` unseen tiles lies with holder 0, 1, 2 or 3 (three seats, then
     the boneyard), over the uniform distribution of the assignments giving holder j exactly ``sizes[j]``
-    tiles, tile i only to a holder with ``allowed[i, j]``; into ``out[i, j]``. ``forward[i, a, b, c]`` counts
-    the ways to place the first i tiles with a, b and c at holders 0-2 (the rest at holder 3);
-    ``backward[i, a, b, c]`` the ways to place the others from there to the exact sizes. False when no
+    tiles, tile i only to a holder with ``allowed[i, j]``; into ``out[i, j]``. ``backward[i, a, b, c]`` counts
+    the ways to place tiles i.. once a, b and c of the first i are at holders 0-2 (the rest at holder 3),
+    reaching the exact sizes; ``forward[i, a, b, c]`` the ways to place the first i tiles so. Tile i goes
+    to holder j in ``forward * backward`` of the assignments through each state. False when no
     assignment exists."""
     s0, s1, s2, s3 = sizes[0], sizes[1], sizes[2], sizes[3]
     if s0 + s1 + s2 + s3 != m:
         return False
     forward[:m + 1, :s0 + 1, :s1 + 1, :s2 + 1] = 0.0
     backward[:m + 1, :s0 + 1, :s1 + 1, :s2 + 1] = 0.0
-    forward[0, 0, 0, 0] = 1.0
-    for i in range(m):
-        for a in range(min(i, s0) + 1):
-            for b in range(min(i - a, s1) + 1):
-                for c in range(min(i - a - b, s2) + 1):
-                    w = forward[i, a, b, c]
-                    if w == 0.0:
-                        continue
-                    if allowed[i, 0] and a < s0:
-                        forward[i + 1, a + 1, b, c] += w
-                    if allowed[i, 1] and b < s1:
-                        forward[i + 1, a, b + 1, c] += w
-                    if allowed[i, 2] and c < s2:
-                        forward[i + 1, a, b, c + 1] += w
-                    if allowed[i, 3] and i - a - b - c < s3:
-                        forward[i + 1, a, b, c] += w
     backward[m, s0, s1, s2] = 1.0
     for i in range(m - 1, -1, -1):
         for a in range(min(i, s0) + 1):
@@ -435,8 +420,9 @@ def _holdings(m, allowed, sizes, forward, backward, out):
     total = backward[0, 0, 0, 0]
     if total == 0.0:
         return False
-    for i in range(m):
-        p0, p1, p2, p3 = 0.0, 0.0, 0.0, 0.0
+    forward[0, 0, 0, 0] = 1.0
+    for i in range(m):  # one forward sweep: carry the counts on, and add up where tile i goes
+        out[i, 0], out[i, 1], out[i, 2], out[i, 3] = 0.0, 0.0, 0.0, 0.0
         for a in range(min(i, s0) + 1):
             for b in range(min(i - a, s1) + 1):
                 for c in range(min(i - a - b, s2) + 1):
@@ -444,14 +430,19 @@ def _holdings(m, allowed, sizes, forward, backward, out):
                     if w == 0.0:
                         continue
                     if allowed[i, 0] and a < s0:
-                        p0 += w * backward[i + 1, a + 1, b, c]
+                        forward[i + 1, a + 1, b, c] += w
+                        out[i, 0] += w * backward[i + 1, a + 1, b, c]
                     if allowed[i, 1] and b < s1:
-                        p1 += w * backward[i + 1, a, b + 1, c]
+                        forward[i + 1, a, b + 1, c] += w
+                        out[i, 1] += w * backward[i + 1, a, b + 1, c]
                     if allowed[i, 2] and c < s2:
-                        p2 += w * backward[i + 1, a, b, c + 1]
+                        forward[i + 1, a, b, c + 1] += w
+                        out[i, 2] += w * backward[i + 1, a, b, c + 1]
                     if allowed[i, 3] and i - a - b - c < s3:
-                        p3 += w * backward[i + 1, a, b, c]
-        out[i, 0], out[i, 1], out[i, 2], out[i, 3] = p0 / total, p1 / total, p2 / total, p3 / total
+                        forward[i + 1, a, b, c] += w
+                        out[i, 3] += w * backward[i + 1, a, b, c]
+        for j in range(4):
+            out[i, j] /= total
     return True
 
 
