@@ -232,20 +232,22 @@ class Collector:
                 li = np.flatnonzero(is_learner)
             t1 = time.perf_counter()
             inputs = self.policy_input(obs, mask, self._inputs)
-            logits, values = self._forward(net, inputs[li], mask[li])
+            legal = mask[li] > 0  # the learner rows' masks, once: forward pass, sampling and storage
+            logits, values = self._forward(net, inputs[li], legal)
             if self.privileged:
                 extra = self.privileged_inputs(li, mover[li])
                 values = critic(torch.from_numpy(inputs[li]).to(self.device),
                                 torch.from_numpy(extra).to(self.device)).float().cpu().numpy()
-            a, logp = sample_actions(logits, mask[li], self.rng)
+            a, logp = sample_actions(logits, legal, self.rng)
             actions[li] = a
             opp = np.flatnonzero(~is_learner)  # opponents' rows (single-choice ones included)
             if len(opp):
                 kinds = self.game_type[opp]
                 pool = opp[kinds == POOL]
                 if len(pool):
-                    plogits, _ = self._forward(self.opponent_net or net, inputs[pool], mask[pool])
-                    actions[pool] = sample_actions(plogits, mask[pool], self.rng)[0]
+                    pool_legal = mask[pool] > 0
+                    plogits, _ = self._forward(self.opponent_net or net, inputs[pool], pool_legal)
+                    actions[pool] = sample_actions(plogits, pool_legal, self.rng)[0]
                 greedy = opp[kinds == GREEDY]
                 if len(greedy):
                     actions[greedy] = greedy_actions(obs[greedy], mask[greedy], self.points_offset)
@@ -258,7 +260,7 @@ class Collector:
             buf.obs[slots] = inputs[li]
             if self.privileged:
                 buf.privileged[slots] = extra
-            buf.mask[slots] = mask[li] > 0
+            buf.mask[slots] = legal
             buf.actions[slots] = a
             buf.logprobs[slots] = logp
             buf.values[slots] = values
@@ -285,8 +287,9 @@ class Collector:
         timing["bookkeeping"] += time.perf_counter() - t0
         return batch
 
-    def _forward(self, net, obs, mask):
-        logits, values = net(torch.from_numpy(obs).to(self.device), torch.from_numpy(mask > 0).to(self.device))
+    def _forward(self, net, obs, legal):
+        """``net``'s logits and values for ``obs`` (numpy), given the rows' legal masks (bool)."""
+        logits, values = net(torch.from_numpy(obs).to(self.device), torch.from_numpy(legal).to(self.device))
         return logits.float().cpu().numpy(), values.float().cpu().numpy()
 
     def _credit(self, out):

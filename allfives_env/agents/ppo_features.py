@@ -294,6 +294,20 @@ def _lacks_of(obs, o_lacks, rel):
 
 
 @njit(cache=True)
+def _hand_and_seen(row, o_hand, o_played, n):
+    """Bit masks of the observer's hand and of every tile it has seen (its hand and the played tiles)."""
+    hand, seen = 0, 0
+    for t in range(28):
+        if row[o_hand + t] > 0.5:
+            hand |= 1 << t
+            seen |= 1 << t
+        for rel in range(n):
+            if row[o_played + 28 * rel + t] > 0.5:
+                seen |= 1 << t
+    return hand, seen
+
+
+@njit(cache=True)
 def _reply_features(obs, mask, off, n, divisor, LOW, HIGH, SUITS, blocks, TIE, CHOOSE, out):
     o_hand, o_played, o_avail, o_value, o_double, o_counts, o_count, o_lead, o_lacks, o_sizes = (
         off[0], off[1], off[2], off[3], off[4], off[5], off[6], off[7], off[8], off[9])
@@ -308,15 +322,7 @@ def _reply_features(obs, mask, off, n, divisor, LOW, HIGH, SUITS, blocks, TIE, C
             out[b, i] = obs[b, i]
         for i in range(D, out.shape[1]):
             out[b, i] = 0.0
-        known = 0
-        hand = 0
-        for t in range(28):
-            if obs[b, o_hand + t] > 0.5:
-                known |= 1 << t
-                hand |= 1 << t
-            for rel in range(n):
-                if obs[b, o_played + 28 * rel + t] > 0.5:
-                    known |= 1 << t
+        hand, known = _hand_and_seen(obs[b], o_hand, o_played, n)
         candidates, total = _possible(known, _lacks_of(obs[b], o_lacks, 1), LOW, HIGH)  # the next seat's
         h1 = int(round(obs[b, o_sizes + 1] * 10.0))
         rel2 = 2 % n
@@ -456,15 +462,14 @@ def _belief_features(obs, off, n, LOW, HIGH, start, forward, backward, out):
     sizes = np.zeros(4, np.int64)
     probs = np.empty((28, 4))
     unseen = np.empty(28, np.int64)
+    lacks = np.empty(3, np.int64)  # suits each of the three other seats is known to lack
     for b in range(B):
         for i in range(start, start + 84):
             out[b, i] = 0.0
+        _, seen = _hand_and_seen(obs[b], o_hand, o_played, n)
         m = 0
         for t in range(28):
-            seen = obs[b, o_hand + t] > 0.5
-            for rel in range(n):
-                seen = seen or obs[b, o_played + 28 * rel + t] > 0.5
-            if not seen:
+            if not (seen >> t) & 1:
                 unseen[m] = t
                 m += 1
         held = 0
@@ -474,11 +479,12 @@ def _belief_features(obs, off, n, LOW, HIGH, start, forward, backward, out):
         sizes[3] = m - held  # holder 3: the boneyard, which may hold any tile
         if sizes[3] < 0:
             continue
+        for j in range(3):
+            lacks[j] = _lacks_of(obs[b], o_lacks, j + 1) if j + 1 < n else 0
         for i in range(m):
             t = unseen[i]
             for j in range(3):
-                lacks = _lacks_of(obs[b], o_lacks, j + 1) if j + 1 < n else 0
-                allowed[i, j] = j + 1 < n and not ((lacks >> LOW[t]) & 1 or (lacks >> HIGH[t]) & 1)
+                allowed[i, j] = j + 1 < n and not ((lacks[j] >> LOW[t]) & 1 or (lacks[j] >> HIGH[t]) & 1)
             allowed[i, 3] = True
         if not _holdings(m, allowed, sizes, forward, backward, probs):
             continue

@@ -37,7 +37,8 @@ class PolicyNet(nn.Module):
     output weights learning it one by one. Its output layer starts at zero,
     so a scorer added to a trained policy (``init_from``) starts out
     computing exactly that policy. (The first layer is factored into one
-    term per position plus one per placement, so it costs B x 112 x width.)"""
+    term per position plus one per placement, so it costs width per scored
+    placement; given the legal mask, only legal placements are scored.)"""
 
     def __init__(self, obs_dim: int, hidden_sizes=(256, 256), activation: str = "relu", skip: bool = True,
                  action_width: int = 0, action_inputs=()):
@@ -81,23 +82,17 @@ class PolicyNet(nn.Module):
         self.action_out = nn.Linear(w, 1)
         nn.init.zeros_(self.action_out.weight)
         nn.init.zeros_(self.action_out.bias)
-        placement = torch.arange(placements)
         # input index of block k's value for placement a (action id a = 4 * tile + slot): (112, k)
-        index = torch.tensor(self.action_inputs).unsqueeze(0) + placement.unsqueeze(1)
+        index = torch.tensor(self.action_inputs).unsqueeze(0) + torch.arange(placements).unsqueeze(1)
         self.register_buffer("_action_index", index, persistent=False)
-        self.register_buffer("_action_tile_of", placement // 4, persistent=False)
-        self.register_buffer("_action_slot_of", placement % 4, persistent=False)
         self._act = ACTIVATIONS[self.activation]()
 
     def _action_scores(self, obs, h, mask=None):
         """(B, 112) scores of the placements from the shared action scorer; with ``mask`` (B, 114) only
-        the legal placements are scored (the others get 0: their logits are masked anyway)."""
+        the legal placements are scored (the others get 0: their logits are masked anyway), without it all."""
         if mask is None:
-            per_action = self.action_tile[self._action_tile_of] + self.action_slot[self._action_slot_of]
-            hidden = (self.action_context(h).unsqueeze(1) + per_action
-                      + self.action_features(obs[:, self._action_index]))  # (B, 112, w)
-            return self.action_out(self._act(hidden)).squeeze(-1)
-        rows, actions = torch.nonzero(mask[:, :NUM_ACTIONS - 2], as_tuple=True)  # the legal placements, packed
+            mask = torch.ones(obs.shape[0], NUM_ACTIONS, dtype=torch.bool, device=obs.device)
+        rows, actions = torch.nonzero(mask[:, :NUM_ACTIONS - 2], as_tuple=True)  # the placements to score, packed
         hidden = (self.action_context(h)[rows] + self.action_tile[actions // 4] + self.action_slot[actions % 4]
                   + self.action_features(obs[rows.unsqueeze(1), self._action_index[actions]]))  # (N, w)
         scores = self.action_out(self._act(hidden)).squeeze(-1)
