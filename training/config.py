@@ -80,7 +80,7 @@ class TrainConfig:
     action_width: int = 0
     """width of the shared action scorer that adds a score to every placement's logit from the state, the placement's tile and slot and its own action-aligned inputs (0: none; agents/ppo_net.py)"""
     init_from: typing.Optional[str] = None
-    """start the network from this policy file: same players, as many layers each at least as wide (wider layers and new feature inputs start at zero outgoing weight, so the start computes exactly that policy)"""
+    """start the network from this policy file: same players, as many layers each at least as wide, an action scorer at least as wide or none (wider layers, wider scorers and new feature inputs start at zero outgoing weight, so the start computes exactly that policy)"""
     activation: str = "relu"
     """relu or tanh"""
     learning_rate: float = 2e-3

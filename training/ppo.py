@@ -378,8 +378,9 @@ def warm_start(net, path, rules, features):
     """Load the policy file ``path`` into ``net`` (for ``init_from``), function-preserving.
 
     ``net`` may be *wider* than the file's network: the same number of trunk
-    layers, each at least as wide, and it may read more inputs (new derived
-    features). The old weights fill each matrix's top-left block; every weight
+    layers, each at least as wide, an action scorer at least as wide (or a
+    new one), and it may read more inputs (new derived features). The old
+    weights fill each matrix's top-left block; every weight
     *out of* a new unit or new input is zero, so the network starts out
     computing exactly the file's policy and value; weights *into* new units
     keep their fresh random start, so the new units learn as soon as the
@@ -398,9 +399,9 @@ def warm_start(net, path, rules, features):
         raise CheckpointError(f"init_from {path!r} has hidden_sizes {old_widths} ({source.activation}); this run has "
                               f"{new_widths} ({net.activation}): it needs as many layers, each at least as wide, "
                               f"and the same activation and skip path")
-    if source.action_width and source.action_width != net.action_width:
+    if source.action_width > net.action_width:
         raise CheckpointError(f"init_from {path!r} has an action scorer of width {source.action_width}; this run has "
-                              f"action_width={net.action_width}: it needs the same width")
+                              f"action_width={net.action_width}: it needs a scorer at least as wide")
     old_features = policy_features(policy, path)
     if not extends(features, old_features) or source.obs_dim > net.obs_dim:
         raise CheckpointError(f"init_from {path!r} was trained on features={old_features!r}; this run uses "

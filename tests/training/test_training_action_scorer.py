@@ -120,7 +120,7 @@ def test_scorer_added_by_init_from_starts_as_the_file_policy(tmp_path, capsys):
         assert torch.allclose(trainer.net(x, torch.from_numpy(mask))[0][torch.from_numpy(mask)],
                               source(x)[0][torch.from_numpy(mask)], atol=1e-5)
     assert trainer.net.action_width == 16
-    # a scorer of another width cannot be the start
+    # a narrower scorer cannot be the start (a wider one can: the test below)
     scored = tmp_path / "scored_run"
     assert main(["--config", "configs/smoke.yaml", "--run-dir", str(scored), *FAST, "action_width=16"]) == 0
     with pytest.raises(CheckpointError, match="action scorer of width 16"):
@@ -132,6 +132,30 @@ def test_scorer_added_by_init_from_starts_as_the_file_policy(tmp_path, capsys):
     # changing the width on resume is an incompatible checkpoint
     assert main(["--resume", str(scored), "action_width=8", "total_timesteps=4096"]) == 2
     assert "incompatible with this config (action_width: checkpoint 16 vs config 8)" in capsys.readouterr().err
+
+
+def test_init_from_widens_the_scorer_without_changing_the_policy(tmp_path):
+    """A 16-wide scorer started from an 8-wide one (with non-zero output weights): the same logits and value;
+    the new units learn (their input weights are not all zero)."""
+    from allfives_env.rules.config import RulesConfig
+
+    cfg = load_config("configs/smoke.yaml", [*FAST, "action_width=16", f"init_from={tmp_path / 'narrow.pt'}"])
+    inputs, mask = positions(2, cfg.features)
+    torch.manual_seed(3)
+    source = PolicyNet(inputs.shape[1], cfg.hidden_sizes, action_width=8, action_inputs=action_blocks(cfg.features, 2))
+    with torch.no_grad():  # a scorer that counts: non-zero output weights
+        source.action_out.weight.normal_()
+        source.action_out.bias.normal_()
+    export_policy(str(tmp_path / "narrow.pt"), source, RulesConfig.from_options(num_players=2), features=cfg.features)
+    trainer = Trainer(cfg, str(tmp_path / "wide"))
+    x, m = torch.from_numpy(inputs), torch.from_numpy(mask)
+    with torch.no_grad():
+        wide_logits, wide_value = trainer.net(x, m)
+        old_logits, old_value = source(x, m)
+    assert trainer.net.action_width == 16
+    assert torch.allclose(wide_logits[m], old_logits[m], atol=1e-5)
+    assert torch.allclose(wide_value, old_value, atol=1e-5)
+    assert trainer.net.action_context.weight[8:].abs().sum() > 0  # the new units have inputs to learn from
 
 
 def test_action_width_must_not_be_negative():
