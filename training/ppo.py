@@ -384,7 +384,10 @@ def warm_start(net, path, rules, features):
     *out of* a new unit or new input is zero, so the network starts out
     computing exactly the file's policy and value; weights *into* new units
     keep their fresh random start, so the new units learn as soon as the
-    zero weights move (as in Net2Net's widening)."""
+    zero weights move (as in Net2Net's widening). (A widened scorer's tile
+    and slot embeddings hold one column per unit: the new units' columns
+    start at zero, like every column beyond the file's block; their context
+    and feature weights in are random.)"""
     from allfives_env.agents.ppo import build_policy, policy_features, read_checkpoint
     from allfives_env.agents.ppo_features import extends
 
