@@ -82,7 +82,7 @@ def load_checkpoint(path, cfg_dict=None) -> dict:
                               "it can be played (ppo:PATH) but not resumed")
     if cfg_dict is not None:
         keys = ("num_players", "target", "hidden_sizes", "activation", "num_envs", "num_steps", "auto_forced",
-                "skip_single_choice", "features", "action_width", "critic", "critic_hidden_sizes")
+                "skip_single_choice", "features", "action_width", "action_depth", "critic", "critic_hidden_sizes")
         from .config import defaults
 
         stored = {**defaults(), **ckpt["config"]}  # keys added after the checkpoint was written take their defaults

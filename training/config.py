@@ -79,6 +79,8 @@ class TrainConfig:
     """derived inputs after the observation: none, reply (the next seat's best reply per placement), reply_control (also the own tiles still fitting), lookahead (also the next seat's expected greedy reply and the following seat's expected best play) or reply_control_belief (reply_control, then the exact probability that each other seat holds each unseen tile); agents/ppo_features.py"""
     action_width: int = 0
     """width of the shared action scorer that adds a score to every placement's logit from the state, the placement's tile and slot and its own action-aligned inputs (0: none; agents/ppo_net.py)"""
+    action_depth: int = 1
+    """hidden layers of the action scorer: 1, or 2 (a second layer as wide, its output added to the first's; it starts at zero)"""
     init_from: typing.Optional[str] = None
     """start the network from this policy file: same players, as many layers each at least as wide, an action scorer at least as wide or none (wider layers, wider scorers and new feature inputs start at zero outgoing weight, so the start computes exactly that policy)"""
     activation: str = "relu"
@@ -215,6 +217,7 @@ def _validate(cfg: TrainConfig) -> TrainConfig:
         ("gamma", 0.0 <= cfg.gamma <= 1.0, "between 0 and 1"),
         ("gae_lambda", 0.0 <= cfg.gae_lambda <= 1.0, "between 0 and 1"),
         ("action_width", cfg.action_width >= 0, "0 (no action scorer) or a positive width"),
+        ("action_depth", cfg.action_depth in (1, 2), "1 or 2 (hidden layers of the action scorer)"),
         ("hidden_sizes", len(cfg.hidden_sizes) >= 1 and min(cfg.hidden_sizes) >= 1, "a non-empty list of positive widths"),
         ("snapshot_every", cfg.snapshot_every >= 1, "a positive integer"),
         ("pool_size", cfg.pool_size >= 1, "a positive integer"),

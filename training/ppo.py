@@ -135,7 +135,8 @@ class Trainer:
         self.collector = Collector(cfg, cfg.device)
         self.rules = self.collector.config
         self.net = PolicyNet(self.collector.obs_dim, cfg.hidden_sizes, cfg.activation, action_width=cfg.action_width,
-                             action_inputs=action_blocks(cfg.features, cfg.num_players)).to(self.device)
+                             action_inputs=action_blocks(cfg.features, cfg.num_players),
+                             action_depth=cfg.action_depth).to(self.device)
         if cfg.init_from:
             warm_start(self.net, cfg.init_from, self.rules, cfg.features)
         self.distill = _distill_loss(cfg, self.collector.obs_dim, self.device)
@@ -405,6 +406,9 @@ def warm_start(net, path, rules, features):
     if source.action_width > net.action_width:
         raise CheckpointError(f"init_from {path!r} has an action scorer of width {source.action_width}; this run has "
                               f"action_width={net.action_width}: it needs a scorer at least as wide")
+    if source.action_depth > net.action_depth:
+        raise CheckpointError(f"init_from {path!r} has an action scorer of depth {source.action_depth}; this run has "
+                              f"action_depth={net.action_depth}: it needs a scorer at least as deep")
     old_features = policy_features(policy, path)
     if not extends(features, old_features) or source.obs_dim > net.obs_dim:
         raise CheckpointError(f"init_from {path!r} was trained on features={old_features!r}; this run uses "

@@ -8,7 +8,7 @@ it. Loading needs torch but none of the training code.
 Checkpoint record (``torch.save`` of a dict)::
 
     {"format": "allfives-ppo", "version": 1,
-     "policy": {"net": {"obs_dim", "hidden_sizes", "activation", "skip"[, "action_width", "action_inputs"]},
+     "policy": {"net": {"obs_dim", "hidden_sizes", "activation", "skip"[, "action_width", "action_inputs"[, "action_depth"]]},
                 "state_dict": {...}, "num_players": n, "rules": RulesConfig.to_dict(),
                 "encoder": "default", "features": "none" | "reply" | "reply_control" | "lookahead" | "reply_control_belief"},
      ...}   # training checkpoints add optimizer, RNG and trainer state
@@ -122,7 +122,11 @@ def _numpy_scorer(net):
         return None
     arrays = (net.action_context.weight.T, net.action_context.bias, net.action_tile, net.action_slot,
               net.action_features.weight.T, net.action_out.weight[0], net.action_out.bias[0])
-    return tuple(a.detach().numpy().copy() for a in arrays) + (np.array(net.action_inputs, np.int64),)
+    deep = None
+    if net.action_deep is not None:
+        deep = tuple(a.detach().numpy().copy() for a in (net.action_deep.weight.T, net.action_deep.bias,
+                                                           net.action_deep_out.weight[0]))
+    return tuple(a.detach().numpy().copy() for a in arrays) + (np.array(net.action_inputs, np.int64), deep)
 
 
 class PPOAgent(BaseAgent):
@@ -170,13 +174,18 @@ class PPOAgent(BaseAgent):
         if self._direct is not None:
             out = out + obs @ self._direct
         if self._scorer is not None:
-            context_w, context_b, tile, slot, features_w, out_w, out_b, offsets = self._scorer
+            context_w, context_b, tile, slot, features_w, out_w, out_b, offsets, deep = self._scorer
             placements = np.arange(DRAW) if legal is None else np.asarray(legal)
             placements = placements[placements < DRAW]
             hidden = (h @ context_w + context_b + tile[placements // 4] + slot[placements % 4]
                       + obs[offsets[None, :] + placements[:, None]] @ features_w)
+            hidden = self._act_fn(hidden)
+            scores = hidden @ out_w + out_b
+            if deep is not None:
+                deep_w, deep_b, deep_out = deep
+                scores = scores + self._act_fn(hidden @ deep_w + deep_b) @ deep_out
             out = out.copy()
-            out[placements] += self._act_fn(hidden) @ out_w + out_b
+            out[placements] += scores
         return out
 
     def input_vector(self, view, legal_actions) -> np.ndarray:

@@ -38,10 +38,15 @@ class PolicyNet(nn.Module):
     so a scorer added to a trained policy (``init_from``) starts out
     computing exactly that policy. (The first layer is factored into one
     term per position plus one per placement, so it costs width per scored
-    placement; given the legal mask, only legal placements are scored.)"""
+    placement; given the legal mask, only legal placements are scored.)
+
+    ``action_depth=2`` gives the scorer a second hidden layer (as wide as the
+    first) with its own output added to the first layer's: a residual form
+    whose second output starts at zero, so a one-layer scorer deepened by
+    ``init_from`` also starts out computing the file's policy."""
 
     def __init__(self, obs_dim: int, hidden_sizes=(256, 256), activation: str = "relu", skip: bool = True,
-                 action_width: int = 0, action_inputs=()):
+                 action_width: int = 0, action_inputs=(), action_depth: int = 1):
         super().__init__()
         if activation not in ACTIVATIONS:
             raise ValueError(f"activation={activation!r} is not allowed; allowed: {sorted(ACTIVATIONS)}")
@@ -66,6 +71,9 @@ class PolicyNet(nn.Module):
         if self.direct is not None:
             nn.init.zeros_(self.direct.weight)
         self.action_width, self.action_inputs = int(action_width), tuple(int(o) for o in action_inputs)
+        self.action_depth = int(action_depth)
+        if self.action_depth not in (1, 2):
+            raise ValueError(f"action_depth={action_depth!r} is not allowed; allowed: 1 or 2 hidden layers")
         if self.action_width:
             self._build_action_scorer(width)
 
@@ -82,6 +90,13 @@ class PolicyNet(nn.Module):
         self.action_out = nn.Linear(w, 1)
         nn.init.zeros_(self.action_out.weight)
         nn.init.zeros_(self.action_out.bias)
+        self.action_deep = self.action_deep_out = None
+        if self.action_depth == 2:
+            self.action_deep = nn.Linear(w, w)
+            nn.init.orthogonal_(self.action_deep.weight, gain=2 ** 0.5)
+            nn.init.zeros_(self.action_deep.bias)
+            self.action_deep_out = nn.Linear(w, 1, bias=False)
+            nn.init.zeros_(self.action_deep_out.weight)
         # input index of block k's value for placement a (action id a = 4 * tile + slot): (112, k)
         index = torch.tensor(self.action_inputs).unsqueeze(0) + torch.arange(placements).unsqueeze(1)
         self.register_buffer("_action_index", index, persistent=False)
@@ -95,7 +110,11 @@ class PolicyNet(nn.Module):
         rows, actions = torch.nonzero(mask[:, :NUM_ACTIONS - 2], as_tuple=True)  # the placements to score, packed
         hidden = (self.action_context(h)[rows] + self.action_tile[actions // 4] + self.action_slot[actions % 4]
                   + self.action_features(obs[rows.unsqueeze(1), self._action_index[actions]]))  # (N, w)
-        scores = self.action_out(self._act(hidden)).squeeze(-1)
+        hidden = self._act(hidden)
+        scores = self.action_out(hidden)
+        if self.action_deep is not None:
+            scores = scores + self.action_deep_out(self._act(self.action_deep(hidden)))
+        scores = scores.squeeze(-1)
         return obs.new_zeros(obs.shape[0], NUM_ACTIONS - 2).index_put((rows, actions), scores)
 
     def forward(self, obs, mask=None):
@@ -115,6 +134,8 @@ class PolicyNet(nn.Module):
                 "skip": self.skip}
         if self.action_width:  # older files (and policies without a scorer) keep the shorter spec
             spec.update(action_width=self.action_width, action_inputs=list(self.action_inputs))
+        if self.action_depth != 1:
+            spec.update(action_depth=self.action_depth)
         return spec
 
 

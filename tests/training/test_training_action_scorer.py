@@ -32,12 +32,15 @@ def positions(num_players, features, count=64, seed=0):
     return policy_input(out.obs, out.mask), out.mask > 0
 
 
-def scorer_net(obs_dim, features, num_players, seed=0):
+def scorer_net(obs_dim, features, num_players, seed=0, depth=1):
     torch.manual_seed(seed)
-    net = PolicyNet(obs_dim, [32], action_width=8, action_inputs=action_blocks(features, num_players))
-    with torch.no_grad():  # the output layer starts at zero; give it weights so the scorer shows
+    net = PolicyNet(obs_dim, [32], action_width=8, action_inputs=action_blocks(features, num_players),
+                    action_depth=depth)
+    with torch.no_grad():  # the output layers start at zero; give them weights so the scorer shows
         net.action_out.weight.normal_()
         net.action_out.bias.normal_()
+        if depth == 2:
+            net.action_deep_out.weight.normal_()
     return net
 
 
@@ -56,10 +59,11 @@ def test_action_blocks_are_the_placement_aligned_inputs():
     assert np.any(inputs[:, blocks[0]:blocks[0] + DRAW] > 0)  # some placements score
 
 
-@pytest.mark.parametrize("num_players,features", [(2, "none"), (3, "reply"), (4, "reply_control")])
-def test_packed_scoring_of_legal_placements_equals_the_full_form(num_players, features):
+@pytest.mark.parametrize("num_players,features,depth", [(2, "none", 1), (3, "reply", 1), (4, "reply_control", 1),
+                                                        (4, "reply_control", 2)])
+def test_packed_scoring_of_legal_placements_equals_the_full_form(num_players, features, depth):
     inputs, mask = positions(num_players, features)
-    net = scorer_net(inputs.shape[1], features, num_players)
+    net = scorer_net(inputs.shape[1], features, num_players, depth=depth)
     x, m = torch.from_numpy(inputs), torch.from_numpy(mask)
     full, value_full = net(x)
     packed, value_packed = net(x, m)
@@ -90,10 +94,11 @@ def test_one_scorer_shared_by_every_placement_indexed_by_tile_and_slot():
     assert changed == list(range(2, DRAW, 4))
 
 
-def test_numpy_agent_computes_the_same_logits(tmp_path):
-    """ppo:PATH runs the network in numpy; with a scorer its legal logits match torch's."""
+@pytest.mark.parametrize("depth", [1, 2])
+def test_numpy_agent_computes_the_same_logits(tmp_path, depth):
+    """ppo:PATH runs the network in numpy; with a scorer (one or two layers) its legal logits match torch's."""
     inputs, mask = positions(4, "reply_control")
-    net = scorer_net(inputs.shape[1], "reply_control", 4)
+    net = scorer_net(inputs.shape[1], "reply_control", 4, depth=depth)
     path = str(tmp_path / "scorer.pt")
     rules = load_policy("checkpoints/ppo_4p.pt")[1]
     export_policy(path, net, rules, features="reply_control")
@@ -156,6 +161,37 @@ def test_init_from_widens_the_scorer_without_changing_the_policy(tmp_path):
     assert torch.allclose(wide_logits[m], old_logits[m], atol=1e-5)
     assert torch.allclose(wide_value, old_value, atol=1e-5)
     assert trainer.net.action_context.weight[8:].abs().sum() > 0  # the new units have inputs to learn from
+
+
+def test_init_from_deepens_the_scorer_without_changing_the_policy(tmp_path):
+    """A one-layer 8-wide scorer starts a two-layer 16-wide one: the same logits (the second layer's output
+    starts at zero, its input weights do not); a two-layer file cannot start a one-layer run."""
+    from allfives_env.rules.config import RulesConfig
+
+    cfg = load_config("configs/smoke.yaml", [*FAST, "action_width=16", "action_depth=2",
+                                             f"init_from={tmp_path / 'shallow.pt'}"])
+    inputs, mask = positions(2, cfg.features)
+    source = PolicyNet(inputs.shape[1], cfg.hidden_sizes, action_width=8, action_inputs=action_blocks(cfg.features, 2))
+    with torch.no_grad():
+        source.action_out.weight.normal_()
+    export_policy(str(tmp_path / "shallow.pt"), source, RulesConfig.from_options(num_players=2), features=cfg.features)
+    trainer = Trainer(cfg, str(tmp_path / "deep"))
+    x, m = torch.from_numpy(inputs), torch.from_numpy(mask)
+    with torch.no_grad():
+        assert torch.allclose(trainer.net(x, m)[0][m], source(x, m)[0][m], atol=1e-5)
+    assert trainer.net.action_depth == 2 and trainer.net.spec()["action_depth"] == 2
+    assert trainer.net.action_deep.weight.abs().sum() > 0 and not trainer.net.action_deep_out.weight.any()
+    export_policy(str(tmp_path / "deep.pt"), trainer.net, RulesConfig.from_options(num_players=2), features=cfg.features)
+    shallow_cfg = load_config("configs/smoke.yaml", [*FAST, "action_width=16", f"init_from={tmp_path / 'deep.pt'}"])
+    with pytest.raises(CheckpointError, match="action scorer of depth 2"):
+        Trainer(shallow_cfg, str(tmp_path / "other"))
+
+
+def test_action_depth_is_one_or_two():
+    with pytest.raises(ConfigError, match="action_depth"):
+        load_config("configs/smoke.yaml", ["action_depth=3"])
+    with pytest.raises(ValueError, match="action_depth"):
+        PolicyNet(300, [8], action_width=4, action_inputs=[0], action_depth=0)
 
 
 def test_action_width_must_not_be_negative():
