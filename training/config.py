@@ -82,7 +82,7 @@ class TrainConfig:
     action_depth: int = 1
     """hidden layers of the action scorer: 1, or 2 (a second layer as wide, its output added to the first's; it starts at zero)"""
     init_from: typing.Optional[str] = None
-    """start the network from this policy file: same players, as many layers each at least as wide, an action scorer at least as wide or none (wider layers, wider scorers and new feature inputs start at zero outgoing weight, so the start computes exactly that policy)"""
+    """start the network from this policy file: same players, as many layers each at least as wide, an action scorer at least as wide and as deep, or none (wider layers, wider scorers and new feature inputs start at zero outgoing weight, so the start computes exactly that policy)"""
     activation: str = "relu"
     """relu or tanh"""
     learning_rate: float = 2e-3

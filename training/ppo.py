@@ -379,8 +379,10 @@ def warm_start(net, path, rules, features):
     """Load the policy file ``path`` into ``net`` (for ``init_from``), function-preserving.
 
     ``net`` may be *wider* than the file's network: the same number of trunk
-    layers, each at least as wide, an action scorer at least as wide (or a
-    new one), and it may read more inputs (new derived features). The old
+    layers, each at least as wide, an action scorer at least as wide and as
+    deep (or a new one; a second scorer layer added to a one-layer file
+    starts with its output at zero), and it may read more inputs (new
+    derived features). The old
     weights fill each matrix's top-left block; every weight
     *out of* a new unit or new input is zero, so the network starts out
     computing exactly the file's policy and value; weights *into* new units
