@@ -190,6 +190,8 @@ def test_init_from_deepens_the_scorer_without_changing_the_policy(tmp_path):
 def test_action_depth_is_one_or_two():
     with pytest.raises(ConfigError, match="action_depth"):
         load_config("configs/smoke.yaml", ["action_depth=3"])
+    with pytest.raises(ConfigError, match="2 only with action_width > 0"):  # a second layer of no scorer
+        load_config("configs/smoke.yaml", ["action_depth=2", "action_width=0"])
     with pytest.raises(ValueError, match="action_depth"):
         PolicyNet(300, [8], action_width=4, action_inputs=[0], action_depth=0)
 
