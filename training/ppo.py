@@ -382,9 +382,8 @@ def warm_start(net, path, rules, features):
     layers, each at least as wide, an action scorer at least as wide and as
     deep (or a new one; a second scorer layer added to a one-layer file
     starts with its output at zero), and it may read more inputs (new
-    derived features). The old
-    weights fill each matrix's top-left block; every weight
-    *out of* a new unit or new input is zero, so the network starts out
+    derived features). The old weights fill each matrix's top-left block;
+    every weight *out of* a new unit or new input is zero, so the network starts out
     computing exactly the file's policy and value; weights *into* new units
     keep their fresh random start, so the new units learn as soon as the
     zero weights move (as in Net2Net's widening). (A widened scorer's tile
@@ -405,12 +404,11 @@ def warm_start(net, path, rules, features):
         raise CheckpointError(f"init_from {path!r} has hidden_sizes {old_widths} ({source.activation}); this run has "
                               f"{new_widths} ({net.activation}): it needs as many layers, each at least as wide, "
                               f"and the same activation and skip path")
-    if source.action_width > net.action_width:
-        raise CheckpointError(f"init_from {path!r} has an action scorer of width {source.action_width}; this run has "
-                              f"action_width={net.action_width}: it needs a scorer at least as wide")
-    if source.action_depth > net.action_depth:
-        raise CheckpointError(f"init_from {path!r} has an action scorer of depth {source.action_depth}; this run has "
-                              f"action_depth={net.action_depth}: it needs a scorer at least as deep")
+    for size, at_least in (("width", "wide"), ("depth", "deep")):
+        old, new = getattr(source, f"action_{size}"), getattr(net, f"action_{size}")
+        if old > new:
+            raise CheckpointError(f"init_from {path!r} has an action scorer of {size} {old}; this run has "
+                                  f"action_{size}={new}: it needs a scorer at least as {at_least}")
     old_features = policy_features(policy, path)
     if not extends(features, old_features) or source.obs_dim > net.obs_dim:
         raise CheckpointError(f"init_from {path!r} was trained on features={old_features!r}; this run uses "
