@@ -4,6 +4,9 @@
 loads a checkpoint written by ``training/`` (a full training checkpoint or a
 small policy export; both hold the same ``"policy"`` record) and plays with
 it. Loading needs torch but none of the training code.
+``ppo:A.pt,ensemble=B.pt+C.pt`` plays an ensemble: the mean of the members'
+log-probabilities over the legal actions (paths joined by ``+``; a path
+holding ``+`` or ``,`` cannot be named there).
 
 Checkpoint record (``torch.save`` of a dict)::
 
@@ -130,11 +133,11 @@ def _numpy_scorer(net):
 
 
 class PPOAgent(BaseAgent):
-    """ppo:PATH: a trained PPO policy (most likely legal action; ``sample=true`` samples)."""
+    """ppo:PATH: a trained PPO policy (most likely legal action; ``sample=true`` samples; ``ensemble=B.pt+C.pt`` averages log-probabilities with more policies)."""
 
     name = "ppo"
 
-    def __init__(self, path, sample=False):
+    def __init__(self, path, sample=False, ensemble=None):
         super().__init__()
         self.path = path
         self.sample = bool(sample)
@@ -146,6 +149,14 @@ class PPOAgent(BaseAgent):
         self._encoders = {}
         self._inputs = {}
         self._mask = np.zeros((1, NUM_ACTIONS), np.int8)
+        self.members = [self] + [self._ensemble_member(p) for p in _ensemble_paths(ensemble)]
+
+    def _ensemble_member(self, path):
+        member = PPOAgent(path)
+        if member.num_players != self.num_players:
+            raise CheckpointError(f"ensemble member {path!r} was trained for {member.num_players} players; "
+                                  f"{self.path!r} for {self.num_players}: every member needs the same number")
+        return member
 
     def reset(self, seat, config, rng):
         if config.num_players != self.num_players:
@@ -160,6 +171,8 @@ class PPOAgent(BaseAgent):
                                  f"with features={self.features!r} gives {policy_input.size}")
             self._encoders[config] = encoder
             self._inputs[config] = policy_input
+        for member in self.members[1:]:
+            member.reset(seat, config, rng)
 
     def _act_fn(self, x):
         return np.maximum(x, 0.0) if self.activation == "relu" else np.tanh(x)
@@ -205,13 +218,32 @@ class PPOAgent(BaseAgent):
         if len(legal_actions) == 1:
             return legal_actions[0]
         legal = np.asarray(legal_actions)
-        logits = self.logits(self.input_vector(view, legal), legal)
-        chosen = logits[legal]
+        chosen = self.legal_log_probs(view, legal)
         if not self.sample:
             return int(legal[int(np.argmax(chosen))])
         p = np.exp(chosen - chosen.max())
         p /= p.sum()
         return int(legal[int(self.rng.choice(len(legal), p=p))])
+
+    def legal_log_probs(self, view, legal: np.ndarray) -> np.ndarray:
+        """Log-probabilities of the ``legal`` actions: the policy's own, or the mean over the ensemble's
+        members (a product of experts: an action any member finds bad is held back)."""
+        total = np.zeros(len(legal))
+        for member in self.members:
+            chosen = member.logits(member.input_vector(view, legal), legal)[legal]
+            chosen = chosen - chosen.max()
+            total += chosen - np.log(np.exp(chosen).sum())
+        return total / len(self.members)
+
+
+def _ensemble_paths(ensemble) -> list:
+    """The extra member paths of an ``ensemble=B.pt+C.pt`` option (none for None)."""
+    if ensemble is None:
+        return []
+    paths = [p.strip() for p in str(ensemble).split("+")]
+    if not all(paths):
+        raise ValueError(f"ensemble={ensemble!r}: give checkpoint paths joined by '+', e.g. ensemble=b.pt+c.pt")
+    return paths
 
 
 def _factory(path, **options):
