@@ -133,7 +133,10 @@ def _numpy_scorer(net):
 
 
 class PPOAgent(BaseAgent):
-    """ppo:PATH: a trained PPO policy (most likely legal action; ``sample=true`` samples; ``ensemble=B.pt+C.pt`` averages log-probabilities with more policies)."""
+    """ppo:PATH: a trained PPO policy (most likely legal action; ``sample=true`` samples; ``ensemble=B.pt+C.pt``).
+
+    With ``ensemble``, the members' log-probabilities over the legal actions are averaged (see
+    :meth:`legal_log_probs`); every member needs the same number of players."""
 
     name = "ppo"
 
@@ -226,8 +229,8 @@ class PPOAgent(BaseAgent):
         return int(legal[int(self.rng.choice(len(legal), p=p))])
 
     def legal_log_probs(self, view, legal: np.ndarray) -> np.ndarray:
-        """Log-probabilities of the ``legal`` actions: the policy's own, or the mean over the ensemble's
-        members (a product of experts: an action any member finds bad is held back)."""
+        """The policy's log-probabilities of the ``legal`` actions; with an ensemble, the mean of its members'
+        (a product of experts, not normalised: an action any member finds bad is held back)."""
         total = np.zeros(len(legal))
         for member in self.members:
             chosen = member.logits(member.input_vector(view, legal), legal)[legal]
