@@ -221,7 +221,10 @@ class PPOAgent(BaseAgent):
         if len(legal_actions) == 1:
             return legal_actions[0]
         legal = np.asarray(legal_actions)
-        chosen = self.legal_log_probs(view, legal)
+        if len(self.members) == 1:  # the hot path: raw logits rank and sample as their log-softmax does
+            chosen = self.logits(self.input_vector(view, legal), legal)[legal]
+        else:
+            chosen = self.legal_log_probs(view, legal)
         if not self.sample:
             return int(legal[int(np.argmax(chosen))])
         p = np.exp(chosen - chosen.max())
