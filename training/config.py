@@ -117,6 +117,11 @@ class TrainConfig:
     """widths of the privileged critic's MLP (critic=privileged)"""
     critic_warmup_updates: int = 0
     """critic=privileged only: the first this many updates train the critic alone (the policy stays as it is), for a policy started with init_from"""
+    # ---- weight averaging (stochastic weight averaging of the policy's iterates)
+    average_from: int = 0
+    """from this update on, every average_every updates the policy's weights join an equal-weight running mean, written at the end as averaged_policy.pt next to policy.pt (0: off); the mean is not trained or played during the run"""
+    average_every: int = 5
+    """updates between two weight snapshots that join the average (average_from > 0)"""
     # ---- expert iteration (training/distill.py)
     distill_data: typing.List[str] = field(default_factory=list)
     """folders of a teacher's labels (python -m training.distill collect) to imitate during PPO (empty: none)"""
@@ -223,6 +228,8 @@ def _validate(cfg: TrainConfig) -> TrainConfig:
         ("snapshot_every", cfg.snapshot_every >= 1, "a positive integer"),
         ("pool_size", cfg.pool_size >= 1, "a positive integer"),
         ("eval_games", cfg.eval_games >= 1, "a positive integer"),
+        ("average_from", cfg.average_from >= 0, "0 (off) or the update at which weight averaging starts"),
+        ("average_every", cfg.average_every >= 1, "a positive integer"),
         ("distill_coef", cfg.distill_coef >= 0 and (cfg.distill_coef == 0 or bool(cfg.distill_data)),
          ">= 0, and above 0 only with distill_data"),
         ("distill_batch", cfg.distill_batch >= 1, "a positive integer"),

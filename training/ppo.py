@@ -34,6 +34,7 @@ import time
 import numpy as np
 import torch
 import yaml
+from torch.optim.swa_utils import AveragedModel
 
 from allfives_env.agents.ppo_features import action_blocks
 from allfives_env.agents.ppo_net import PolicyNet
@@ -148,6 +149,8 @@ class Trainer:
                                            cfg.critic_hidden_sizes, cfg.activation).to(self.device)
             self.critic_optimizer = torch.optim.Adam(self.critic.parameters(), lr=cfg.learning_rate, eps=1e-5)
         self.rng = np.random.default_rng(np.random.SeedSequence([cfg.seed, 11]))
+        # stochastic weight averaging: an equal-weight mean of the policy's iterates (exported at the end)
+        self.average = AveragedModel(self.net) if cfg.average_from else None
         self.pool = [self._snapshot()]
         self.update = 0
         self.elapsed = 0.0  # wall seconds of training before this process (resume)
@@ -166,6 +169,8 @@ class Trainer:
     def state(self) -> dict:
         critic = {} if self.critic is None else {"critic": self.critic.state_dict(),
                                                   "critic_optimizer": self.critic_optimizer.state_dict()}
+        if self.average is not None:
+            critic["average"] = self.average.state_dict()
         return {**critic, "collector": self.collector.state_dict(), "rng": self.rng.bit_generator.state,
                 "torch_rng": torch.get_rng_state(), "python_rng": random.getstate(), "pool": self.pool,
                 "elapsed": self.elapsed, "best": self.best, "last_eval": self.last_eval, "totals": self.totals}
@@ -183,6 +188,8 @@ class Trainer:
         if self.critic is not None:
             self.critic.load_state_dict(st["critic"])
             self.critic_optimizer.load_state_dict(st["critic_optimizer"])
+        if self.average is not None and "average" in st:
+            self.average.load_state_dict(st["average"])
         self.collector.load_state_dict(st["collector"])
         self.rng.bit_generator.state = st["rng"]
         torch.set_rng_state(st["torch_rng"])
@@ -213,6 +220,9 @@ class Trainer:
                            self.critic, self.critic_optimizer, train_policy)
         t2 = time.perf_counter()
         self.update += 1
+        if self.average is not None and self.update >= cfg.average_from \
+                and (self.update - cfg.average_from) % cfg.average_every == 0:
+            self.average.update_parameters(self.net)
         if self.update % cfg.snapshot_every == 0:
             self.pool.append(self._snapshot())
             self.pool = self.pool[-cfg.pool_size:]
@@ -229,6 +239,16 @@ class Trainer:
             **{f"train_win_{k}": v[0] for k, v in wins.items()}, **stats,
         })
         return row
+
+    def export_average(self):
+        """Write ``averaged_policy.pt`` (a ``ppo:PATH`` file) when weight averaging holds any snapshot."""
+        if self.average is None or int(self.average.n_averaged) == 0:
+            return
+        export_policy(os.path.join(self.run_dir, "averaged_policy.pt"), self.average.module, self.rules,
+                      extra={"global_step": self.global_step, "update": self.update,
+                             "averaged_snapshots": int(self.average.n_averaged),
+                             "average_from": self.cfg.average_from, "average_every": self.cfg.average_every},
+                      features=self.cfg.features)
 
     def evaluate(self) -> dict:
         cfg = self.cfg
@@ -297,6 +317,7 @@ def train(cfg: TrainConfig, run_dir=None, resume=False) -> dict:
         export_policy(os.path.join(run_dir, "policy.pt"), trainer.net, trainer.rules,
                       extra={"global_step": trainer.global_step, "update": trainer.update, "last_eval": trainer.last_eval},
                       features=cfg.features)
+        trainer.export_average()
     finally:
         stop.restore(previous)
         if bar is not None:
