@@ -241,6 +241,11 @@ class PPOAgent(BaseAgent):
             total += chosen - np.log(np.exp(chosen).sum())
         return total / len(self.members)
 
+    def action_values(self, view, legal_actions) -> np.ndarray:
+        """:meth:`legal_log_probs` as a teacher's action values (``training.distill collect --teacher
+        ppo:...``): ``train --temperature 1`` then imitates the policy's (or ensemble's) distribution."""
+        return self.legal_log_probs(view, np.asarray(legal_actions))
+
 
 def _ensemble_paths(ensemble) -> list:
     """The extra member paths of an ``ensemble=B.pt+C.pt`` option (none for None)."""

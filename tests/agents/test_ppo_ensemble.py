@@ -92,3 +92,26 @@ def test_bad_ensemble_option_names_the_problem(tmp_path, option, message):
     a = small_policy(tmp_path, "a", 0)
     with pytest.raises(ValueError, match=message):
         make_agent(f"ppo:{a},{option}")
+
+
+def test_ensemble_as_a_distillation_teacher_gives_its_distribution(tmp_path):
+    """``action_values`` are the mean log-probabilities, so ``teacher_targets(..., temperature=1)``
+    (what ``training.distill train --temperature 1`` imitates) is the ensemble's renormalised distribution."""
+    from allfives_env.rules.actions import NUM_ACTIONS
+    from training.distill_data import teacher_targets
+
+    a, b = small_policy(tmp_path, "a", 0), small_policy(tmp_path, "b", 1)
+    teacher = make_agent(f"ppo:{a},ensemble={b}")
+    members = [make_agent(f"ppo:{p}") for p in (a, b)]
+    for agent in [teacher, *members]:
+        agent.reset(0, RulesConfig(num_players=4), np.random.default_rng(0))
+    for view, legal in positions(count=10, seed=5):
+        values = np.full((1, NUM_ACTIONS), np.nan, np.float32)
+        values[0, legal] = teacher.action_values(view, list(legal))
+        mask = np.zeros((1, NUM_ACTIONS), bool)
+        mask[0, legal] = True
+        target = teacher_targets(values, mask, 1.0)[0]
+        product = np.exp(np.mean([log_softmax(m.logits(m.input_vector(view, legal), legal)[legal]) for m in members],
+                                 axis=0))
+        np.testing.assert_allclose(target[legal], product / product.sum(), rtol=1e-4, atol=1e-6)
+        assert target[~mask[0]].sum() == 0
