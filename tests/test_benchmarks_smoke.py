@@ -32,3 +32,33 @@ def test_search_speed_prints_both_engines_per_player_count():
     assert lines[1].split() == ["players", "python", "compiled", "speed-up"]
     assert [line.split()[0] for line in lines[2:]] == ["2", "3", "4"]
     assert all(line.endswith("x") for line in lines[2:])
+
+
+def test_compare_policies_pairs_deals_and_pools_sets(tmp_path):
+    import json
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from compare_policies import paired_difference
+
+    from allfives_env.arena import run_match
+    from allfives_env.rules import RulesConfig
+
+    out = run_script("benchmarks/compare_policies.py", "--players", "2", "--seeds", "1", "2", "--games", "20",
+                     "--target", "60", "--json", str(tmp_path / "c.json"), "g=greedy", "g2=greedy", "h=heuristic")
+    result = json.loads((tmp_path / "c.json").read_text())
+    rows = result["agents"]
+    assert list(rows) == ["g", "g2", "h"] and out.splitlines()[0].startswith("agent")
+    # an agent against itself on duplicate deals: exactly even, and no paired difference from its twin
+    assert rows["g"]["win_rate"] == 0.5 and rows["g2"]["paired_difference_vs_first"] == 0.0
+    # each set's win rate is the arena's own, and the pooled rate is the mean of equal-sized sets
+    config = RulesConfig(num_players=2, target=60)
+    per_seed = [run_match(config, ["heuristic", "greedy"], 20, seed=s).agent_stats()[0].win_rate for s in (1, 2)]
+    assert [rows["h"]["win_rate_per_seed"][k] for k in ("1", "2")] == per_seed
+    assert abs(rows["h"]["win_rate"] - sum(per_seed) / 2) < 1e-12
+    assert abs(rows["h"]["paired_difference_vs_first"] - (rows["h"]["win_rate"] - 0.5)) < 1e-12
+    # the paired interval by hand: per-deal differences 1, 0, 1, 1 (two games per deal)
+    mean, half = paired_difference({1: 2.0, 2: 1.0, 3: 2.0, 4: 2.0}, {1: 0.0, 2: 1.0, 3: 0.0, 4: 0.0}, 2)
+    assert mean == 0.75 and abs(half - 1.959963984540054 * 0.5 / 2) < 1e-12
+    bad = subprocess.run([sys.executable, "benchmarks/compare_policies.py", "--seeds", "1", "greedy"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "NAME=SPEC" in bad.stderr
