@@ -35,10 +35,7 @@ def deal_wins(match) -> dict:
     wins = defaultdict(float)
     for game in match.games:
         side = game.side_agent.index(0)
-        if side in game.winners:
-            wins[game.deal] += 1.0 / len(game.winners)
-    for game in match.games:
-        wins.setdefault(game.deal, 0.0)
+        wins[game.deal] += 1.0 / len(game.winners) if side in game.winners else 0.0
     return dict(wins)
 
 
@@ -75,8 +72,8 @@ def compare(config, agents: dict, opponent: str, seeds, games: int, workers: int
         diff, half = paired_difference(row["_deals"], reference, config.num_sides)
         row["paired_difference_vs_first"] = diff
         row["paired_difference_ci95_half_width"] = half
-    for row in rows.values():
-        del row["_deals"]
+    for row in rows.values():  # only now: every row above needed the reference's per-deal wins
+        row.pop("_deals")
     return {"players": config.num_players, "opponent": opponent, "seeds": list(seeds),
             "games_per_seed": games, "agents": rows}
 

@@ -3,11 +3,13 @@
     python -m training.export runs/ppo_3p_rc/latest.pt checkpoints/ppo_3p.pt
 
 For a run stopped early (Ctrl-C or SIGTERM write ``latest.pt`` but no
-``policy.pt``), or to ship ``best.pt``. With ``--averaged``, the running mean
-of the policy's weights that a run with ``average_from > 0`` keeps in its
-training checkpoints (what it writes as ``averaged_policy.pt`` at its end). The output holds the weights, the
+``policy.pt``), or to ship ``best.pt``. The output holds the weights, the
 network shape, the rules and the derived features; no optimizer or trainer
 state (what ``training/`` writes as ``policy.pt`` at a run's end).
+
+With ``--averaged``, it holds the running mean of the policy's weights that a
+run with ``average_from > 0`` keeps in its training checkpoints (what the run
+writes as ``averaged_policy.pt`` at its end).
 """
 
 import argparse

@@ -167,11 +167,11 @@ class Trainer:
 
     # ----------------------------------------------------------- checkpoints
     def state(self) -> dict:
-        critic = {} if self.critic is None else {"critic": self.critic.state_dict(),
-                                                  "critic_optimizer": self.critic_optimizer.state_dict()}
+        optional = {} if self.critic is None else {"critic": self.critic.state_dict(),
+                                                    "critic_optimizer": self.critic_optimizer.state_dict()}
         if self.average is not None:
-            critic["average"] = self.average.state_dict()
-        return {**critic, "collector": self.collector.state_dict(), "rng": self.rng.bit_generator.state,
+            optional["average"] = self.average.state_dict()
+        return {**optional, "collector": self.collector.state_dict(), "rng": self.rng.bit_generator.state,
                 "torch_rng": torch.get_rng_state(), "python_rng": random.getstate(), "pool": self.pool,
                 "elapsed": self.elapsed, "best": self.best, "last_eval": self.last_eval, "totals": self.totals}
 
