@@ -220,8 +220,7 @@ class Trainer:
                            self.critic, self.critic_optimizer, train_policy)
         t2 = time.perf_counter()
         self.update += 1
-        if self.average is not None and self.update >= cfg.average_from \
-                and (self.update - cfg.average_from) % cfg.average_every == 0:
+        if self._average_due():
             self.average.update_parameters(self.net)
         if self.update % cfg.snapshot_every == 0:
             self.pool.append(self._snapshot())
@@ -239,6 +238,12 @@ class Trainer:
             **{f"train_win_{k}": v[0] for k, v in wins.items()}, **stats,
         })
         return row
+
+    def _average_due(self) -> bool:
+        """Whether the weights after this update join the average: update average_from, then every average_every."""
+        cfg = self.cfg
+        return (self.average is not None and self.update >= cfg.average_from
+                and (self.update - cfg.average_from) % cfg.average_every == 0)
 
     def export_average(self):
         """Write ``averaged_policy.pt`` (a ``ppo:PATH`` file) when weight averaging holds any snapshot."""
