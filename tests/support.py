@@ -3,7 +3,8 @@
 import numpy as np
 
 from allfives_env.rules import Game, RulesConfig
-from allfives_env.rules.tiles import tile_index
+from allfives_env.rules.actions import DRAW
+from allfives_env.rules.tiles import mask_to_tiles, tile_index
 
 
 def deal_with(num_players, first_hands, leader=0, boneyard=None, **rules):
@@ -43,3 +44,32 @@ def random_states(num_players, games, seed, **rules):
             yield game, rng
             actions = game.legal_actions()
             game.step(actions[int(rng.integers(len(actions)))])
+
+
+def paired_positions(options, seed, hands_to_play):
+    """Yield ``(game, venv)`` at every decision of random play over a few hands: a Python game and a
+    one-game batched env with the same deals, the same moves and scores drawn below the target."""
+    rng = np.random.default_rng(seed)
+    from allfives_env.vector import VectorAllFives
+
+    venv = VectorAllFives(num_envs=1, **options)
+    venv.reset(seed=seed)
+    config = venv.config
+    game = Game(config)
+    for _ in range(hands_to_play):
+        target = config.target_points
+        scores = [float(x) for x in rng.integers(0, int(0.9 * target), size=config.num_sides) // 5 * 5]
+        game.start_game(rng, scores=scores)
+        hands = [mask_to_tiles(h) for h in game.hands]
+        venv.set_position([0], [hands], [list(game.boneyard)], [game.leader], [scores])
+        while not game.hand_over:
+            yield game, venv
+            legal = game.legal_actions()
+            action = int(legal[int(rng.integers(len(legal)))])
+            game.step(action)
+            venv.step(np.array([action]))
+
+
+def placements(game):
+    """The legal placements (no draw or pass) of the seat to move."""
+    return [a for a in game.legal_actions() if a < DRAW]

@@ -180,29 +180,55 @@ class PPOAgent(BaseAgent):
     def _act_fn(self, x):
         return np.maximum(x, 0.0) if self.activation == "relu" else np.tanh(x)
 
+    def _trunk(self, x: np.ndarray) -> np.ndarray:
+        for w, b in self._layers:
+            x = self._act_fn(x @ w + b)
+        return x
+
+    def _placement_scores(self, x: np.ndarray, h: np.ndarray, rows: np.ndarray, placements: np.ndarray):
+        """The action scorer's score of ``placements[i]`` in input row ``rows[i]`` (``x``, ``h``: inputs
+        and trunk states, one row per position), as PolicyNet._action_scores computes it."""
+        context_w, context_b, tile, slot, features_w, out_w, out_b, offsets, deep = self._scorer
+        hidden = ((h @ context_w + context_b)[rows] + tile[placements // 4] + slot[placements % 4]
+                  + x[rows[:, None], offsets[None, :] + placements[:, None]] @ features_w)
+        hidden = self._act_fn(hidden)
+        scores = hidden @ out_w + out_b
+        if deep is not None:
+            deep_w, deep_b, deep_out = deep
+            scores = scores + self._act_fn(hidden @ deep_w + deep_b) @ deep_out
+        return scores
+
     def logits(self, obs: np.ndarray, legal=None) -> np.ndarray:
         """The network's logits for one input vector (numpy, as PolicyNet computes them). With an action
         scorer, only the placements in ``legal`` (all when None) get their score."""
-        h = obs
-        for w, b in self._layers:
-            h = self._act_fn(h @ w + b)
+        h = self._trunk(obs)
         out = h @ self._head[0] + self._head[1]
         if self._direct is not None:
             out = out + obs @ self._direct
         if self._scorer is not None:
-            context_w, context_b, tile, slot, features_w, out_w, out_b, offsets, deep = self._scorer
             placements = np.arange(DRAW) if legal is None else np.asarray(legal)
             placements = placements[placements < DRAW]
-            hidden = (h @ context_w + context_b + tile[placements // 4] + slot[placements % 4]
-                      + obs[offsets[None, :] + placements[:, None]] @ features_w)
-            hidden = self._act_fn(hidden)
-            scores = hidden @ out_w + out_b
-            if deep is not None:
-                deep_w, deep_b, deep_out = deep
-                scores = scores + self._act_fn(hidden @ deep_w + deep_b) @ deep_out
             out = out.copy()
-            out[placements] += scores
+            out[placements] += self._placement_scores(obs[None, :], h[None, :], np.zeros(len(placements), np.int64),
+                                                      placements)
         return out
+
+    def best_placements(self, x: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """The most likely placement of each row of a batch: ``x`` (R, obs_dim) network inputs, ``mask``
+        (R, 114) their legal actions, each row with at least one legal placement (draw and pass are
+        not considered). Ties go to the lowest action id, as in :meth:`act`. Used by the search's
+        policy rollouts (:mod:`allfives_env.vector.policy_search`)."""
+        rows, placements = np.nonzero(mask[:, :DRAW])
+        h = self._trunk(x)
+        logits = (h @ self._head[0] + self._head[1])[rows, placements]
+        if self._direct is not None:
+            logits = logits + (x @ self._direct)[rows, placements]
+        if self._scorer is not None:
+            logits = logits + self._placement_scores(x, h, rows, placements)
+        order = np.lexsort((-logits, rows))  # by row, then best first (stable: ties keep the lower id)
+        first = np.ones(len(order), bool)
+        first[1:] = rows[order][1:] != rows[order][:-1]
+        return placements[order][first]
 
     def input_vector(self, view, legal_actions) -> np.ndarray:
         """The network's input for ``view``: the default observation, then the record's derived features."""

@@ -25,6 +25,11 @@ games of ``benchmarks/agent_strength.py``).
 environment (:mod:`allfives_env.vector.search`): about fifty times faster per
 decision (``benchmarks/search_speed.py``), with its own random stream, so not
 the same worlds as ``engine=python``.
+``policy=PATH`` (a PPO checkpoint for this number of players; implies
+``engine=compiled``) plays the rollouts of the searching side's seats with that
+policy's most likely placement instead of greedy, the other sides still greedy
+(:mod:`allfives_env.vector.policy_search`): planning with a model of its own
+side's learned play rather than of greedy's.
 Budget options:
 ``samples`` (worlds per move; default :data:`DEFAULT_SAMPLES` by player
 count: 24 / 40 / 48 for 2 / 3 / 4 players), ``depth`` (steps per rollout, ``None`` = to the
@@ -58,15 +63,24 @@ class SearchAgent(BaseAgent):
     name = "search"
 
     def __init__(self, samples=None, depth=None, time_ms=None, min_samples=4, win_value=100.0, prior_weight=1.0,
-                 engine="python"):
+                 engine=None, policy=None):
         super().__init__()
-        if engine not in ("python", "compiled"):
+        if engine not in (None, "python", "compiled"):
             raise ValueError(f"engine={engine!r} is not allowed; allowed: 'python' or 'compiled'")
+        if policy is not None and engine == "python":
+            raise ValueError("policy rollouts run on the compiled engine only: drop engine=python (policy=PATH "
+                             "implies engine=compiled)")
+        engine = engine or ("compiled" if policy is not None else "python")
         if engine == "compiled" and (depth is not None or time_ms is not None):
             raise ValueError("engine=compiled plays whole-hand rollouts with a fixed budget: depth and time_ms "
                              "are options of engine=python only")
         self.engine = engine
         self._compiled = None
+        self._policy = None
+        if policy is not None:
+            from .ppo import PPOAgent
+
+            self._policy = PPOAgent(str(policy))
         self.prior_weight = float(prior_weight)
         self._prior = HeuristicAgent()
         if samples is not None and (not isinstance(samples, int) or samples < 1):
@@ -84,7 +98,10 @@ class SearchAgent(BaseAgent):
         if self.engine == "compiled":
             from ..vector.search import CompiledSearch
 
-            self._compiled = CompiledSearch(config, self._samples, self.win_value, self.prior_weight, rng)
+            if self._policy is not None:
+                self._policy.reset(seat, config, rng)  # checks the players and the input size
+            self._compiled = CompiledSearch(config, self._samples, self.win_value, self.prior_weight, rng,
+                                            policy=self._policy)
 
     def act(self, view, legal_actions):
         if len(legal_actions) == 1 or legal_actions[0] >= DRAW:

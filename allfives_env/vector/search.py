@@ -460,21 +460,33 @@ def load_view(view, st, hands, scores, b=0):
 
 
 class CompiledSearch:
-    """:meth:`SearchAgent.action_values` on the compiled search (``search:engine=compiled``)."""
+    """:meth:`SearchAgent.action_values` on the compiled search (``search:engine=compiled``); with
+    ``policy`` (a reset :class:`~allfives_env.agents.ppo.PPOAgent`) the rollouts play it for the
+    searching side (:mod:`allfives_env.vector.policy_search`)."""
 
-    def __init__(self, config, samples, win_value, prior_weight, rng):
+    def __init__(self, config, samples, win_value, prior_weight, rng, policy=None):
         from ..encoders import default_layout
         from .batched import kernel_config
 
-        self.cfg, self.fcfg, _ = kernel_config(config, default_layout(config.num_players), "game", "points", False)
-        self.searcher = Searcher(config.num_sides, samples=samples, win_value=win_value, prior_weight=prior_weight,
-                                 seed=int(rng.integers(2 ** 62)))
+        self.cfg, self.fcfg, self.off = kernel_config(config, default_layout(config.num_players), "game", "points",
+                                                      False)
+        options = dict(samples=samples, win_value=win_value, prior_weight=prior_weight, seed=int(rng.integers(2 ** 62)))
+        if policy is None:
+            self.searcher = Searcher(config.num_sides, **options)
+        else:
+            from .policy_search import PolicySearcher
+
+            self.searcher = PolicySearcher(policy, config.num_sides, **options)
         self.st = np.zeros((1, K.NUM_FIELDS), np.int8)
         self.hands = np.zeros((1, 8), np.int64)
         self.scores = np.zeros((1, config.num_sides), np.float64)
 
     def action_values(self, view, legal_actions) -> list:
         load_view(view, self.st, self.hands, self.scores)
-        legal, values = self.searcher.values(self.st, self.hands, self.scores, 0, self.cfg, self.fcfg)
+        arrays = (self.st, self.hands, self.scores, 0, self.cfg, self.fcfg)
+        if isinstance(self.searcher, Searcher):
+            legal, values = self.searcher.values(*arrays)
+        else:  # the policy's inputs need the observation layout too
+            legal, values = self.searcher.values(*arrays, self.off)
         by_action = dict(zip(legal.tolist(), values.tolist()))
         return [by_action[a] for a in legal_actions]

@@ -20,34 +20,10 @@ from allfives_env.rules.view import player_view
 from allfives_env.vector import VectorAllFives
 from allfives_env.vector import _kernels as K
 from allfives_env.vector import search as S
+from support import paired_positions, placements
 
 CASES = [dict(num_players=2), dict(num_players=3), dict(num_players=4),
          dict(num_players=4, divisor=3, target=75), dict(num_players=3, hand_size="five_each", target=60)]
-
-
-def _positions(options, seed, hands_to_play):
-    """Yield ``(game, venv)`` at every decision of random play over a few hands (same deals in both)."""
-    rng = np.random.default_rng(seed)
-    venv = VectorAllFives(num_envs=1, **options)
-    venv.reset(seed=seed)
-    config = venv.config
-    game = Game(config)
-    for _ in range(hands_to_play):
-        target = config.target_points
-        scores = [float(x) for x in rng.integers(0, int(0.9 * target), size=config.num_sides) // 5 * 5]
-        game.start_game(rng, scores=scores)
-        hands = [mask_to_tiles(h) for h in game.hands]
-        venv.set_position([0], [hands], [list(game.boneyard)], [game.leader], [scores])
-        while not game.hand_over:
-            yield game, venv
-            legal = game.legal_actions()
-            action = int(legal[int(rng.integers(len(legal)))])
-            game.step(action)
-            venv.step(np.array([action]))
-
-
-def _placements(game):
-    return [a for a in game.legal_actions() if a < DRAW]
 
 
 @pytest.mark.parametrize("options", CASES, ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()))
@@ -56,9 +32,9 @@ def test_legal_greedy_heuristic_and_rollouts_equal_the_python_agents(options):
     python_search = SearchAgent()
     heuristic = HeuristicAgent()
     checked = 0
-    for game, venv in _positions(options, seed=len(str(options)), hands_to_play=6):
+    for game, venv in paired_positions(options, seed=len(str(options)), hands_to_play=6):
         st, hands, scores, cfg, fcfg = venv._st, venv._hands, venv._scores, venv._cfg, venv._fcfg
-        legal = _placements(game)
+        legal = placements(game)
         n = S.legal_placements(st, 0, hands, searcher.legal)
         assert list(searcher.legal[:n]) == legal
         assert S.greedy_move(st, 0, hands, cfg[K.C_DIVISOR]) == greedy_action(game, game.legal_actions())
@@ -89,7 +65,7 @@ def test_sampled_worlds_keep_what_the_seat_knows(options):
     searcher = S.Searcher(3)
     rng = np.array([12345], np.uint64)
     checked = 0
-    for game, venv in _positions(options, seed=7, hands_to_play=4):
+    for game, venv in paired_positions(options, seed=7, hands_to_play=4):
         st, hands = venv._st, venv._hands
         seat = int(st[0, K.TO_MOVE])
         n = game.num_players
@@ -153,8 +129,8 @@ def test_the_compiled_search_ranks_like_the_python_search_with_many_samples():
     estimate from 1500 worlds varies by about +-1.5 points between seeds here)."""
     from allfives_env.agents.search import SearchAgent
 
-    for game, venv in _positions(dict(num_players=2), seed=3, hands_to_play=3):
-        legal = _placements(game)
+    for game, venv in paired_positions(dict(num_players=2), seed=3, hands_to_play=3):
+        legal = placements(game)
         if len(legal) >= 3 and game.bone_pos < len(game.boneyard):
             break
     searcher = S.Searcher(2, samples=20000, seed=1)
@@ -173,7 +149,7 @@ def test_load_view_copies_exactly_the_public_state(options):
     st = np.zeros((1, K.NUM_FIELDS), np.int8)
     hands = np.zeros((1, 8), np.int64)
     checked = 0
-    for game, venv in _positions(options, seed=11, hands_to_play=3):
+    for game, venv in paired_positions(options, seed=11, hands_to_play=3):
         seat = game.to_move
         view = player_view(game, seat)
         scores = np.zeros((1, game.num_sides))
@@ -184,7 +160,7 @@ def test_load_view_copies_exactly_the_public_state(options):
         assert hands[0, seat] == venv._hands[0, seat]
         assert [int(h).bit_count() for h in hands[0, :4]] == [int(h).bit_count() for h in venv._hands[0, :4]]
         assert list(scores[0]) == list(venv._scores[0])
-        if len(_placements(game)) >= 2 and checked < 10:
+        if len(placements(game)) >= 2 and checked < 10:
             a = S.Searcher(game.num_sides, samples=20, seed=5)
             b = S.Searcher(game.num_sides, samples=20, seed=5)
             assert np.array_equal(a.values(st, hands, scores, 0, venv._cfg, venv._fcfg)[1],
