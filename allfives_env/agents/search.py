@@ -30,6 +30,11 @@ the same worlds as ``engine=python``.
 policy's most likely placement instead of greedy, the other sides still greedy
 (:mod:`allfives_env.vector.policy_search`): planning with a model of its own
 side's learned play rather than of greedy's.
+``infer=greedy`` (compiled engine) samples only worlds in which every opponent's
+placements this hand were greedy's choices: each tile that would have scored
+more, or tied and ranked higher, than what it played is kept out of its hand
+(:func:`allfives_env.vector.search.greedy_exclusions`). Exact against greedy
+opponents; against others it is a model, dropped for any world it cannot fit.
 Budget options:
 ``samples`` (worlds per move; default :data:`DEFAULT_SAMPLES` by player
 count: 24 / 40 / 48 for 2 / 3 / 4 players), ``depth`` (steps per rollout, ``None`` = to the
@@ -63,14 +68,19 @@ class SearchAgent(BaseAgent):
     name = "search"
 
     def __init__(self, samples=None, depth=None, time_ms=None, min_samples=4, win_value=100.0, prior_weight=1.0,
-                 engine=None, policy=None):
+                 engine=None, policy=None, infer="none"):
         super().__init__()
         if engine not in (None, "python", "compiled"):
             raise ValueError(f"engine={engine!r} is not allowed; allowed: 'python' or 'compiled'")
+        if infer not in ("none", "greedy"):
+            raise ValueError(f"infer={infer!r} is not allowed; allowed: 'none' or 'greedy'")
+        if infer == "greedy" and engine == "python":
+            raise ValueError("infer=greedy runs on the compiled engine only: drop engine=python")
+        self.infer = infer
         if policy is not None and engine == "python":
             raise ValueError("policy rollouts run on the compiled engine only: drop engine=python (policy=PATH "
                              "implies engine=compiled)")
-        engine = engine or ("compiled" if policy is not None else "python")
+        engine = engine or ("compiled" if policy is not None or infer != "none" else "python")
         if engine == "compiled" and (depth is not None or time_ms is not None):
             raise ValueError("engine=compiled plays whole-hand rollouts with a fixed budget: depth and time_ms "
                              "are options of engine=python only")
@@ -101,7 +111,7 @@ class SearchAgent(BaseAgent):
             if self._policy is not None:
                 self._policy.reset(seat, config, rng)  # checks the players and the input size
             self._compiled = CompiledSearch(config, self._samples, self.win_value, self.prior_weight, rng,
-                                            policy=self._policy)
+                                            policy=self._policy, infer=self.infer == "greedy")
 
     def act(self, view, legal_actions):
         if len(legal_actions) == 1 or legal_actions[0] >= DRAW:

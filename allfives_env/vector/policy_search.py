@@ -23,23 +23,24 @@ import numpy as np
 from numba import njit
 
 from . import _kernels as K
-from .search import (HEURISTIC_WEIGHTS, copy_game, deal_hidden, greedy_move, heuristic_values, legal_placements)
+from .search import HEURISTIC_WEIGHTS, copy_game, draw_world, greedy_move, heuristic_values, legal_placements
 
 OPTS = K.OPTS
 
 
 @njit(**OPTS)
 def spawn_trials(st, hands, scores, b, cfg, target, samples, legal, n_legal, attempts, rng, tiles,
-                 tst, thands, tscores, tgains):
+                 tst, thands, tscores, tgains, forbid, no_forbid):
     """Rows ``w * n_legal + k`` of the trial arrays := world ``w`` (hidden tiles redrawn as the seat to move
-    in game ``b`` sees them) after placement ``legal[k]``. Row ``samples * n_legal`` is scratch."""
+    in game ``b`` sees them; ``forbid``, ``no_forbid`` as in :func:`~allfives_env.vector.search.draw_world`) after
+    placement ``legal[k]``. Row ``samples * n_legal`` is scratch."""
     n = cfg[K.C_N]
     seat = st[b, K.TO_MOVE]
     world = samples * n_legal
     r = 0
     for _ in range(samples):
-        copy_game(st, hands, scores, b, tst, thands, tscores, world)
-        deal_hidden(st, hands, b, seat, n, tst, thands, world, rng, 0, tiles, attempts)
+        draw_world(st, hands, scores, b, seat, n, tst, thands, tscores, world, rng, 0, tiles, attempts, forbid,
+                   no_forbid)
         for k in range(n_legal):
             copy_game(tst, thands, tscores, world, tst, thands, tscores, r)
             K.apply_action(tst, r, thands, tscores, tgains, cfg, target, legal[k])
@@ -140,6 +141,7 @@ class PolicySearcher:
         self.tiles = np.zeros(28, np.int64)
         self.replies = np.zeros(28, np.float64)
         self.before = np.zeros(num_sides, np.float64)
+        self.no_forbid = np.zeros(4, np.int64)
         self.rows = 0
         self.reserve(self.samples * 8)
 
@@ -171,7 +173,7 @@ class PolicySearcher:
             apply_choices(self.tst, self.thands, self.tscores, self.tgains, cfg, fcfg[K.F_TARGET], asking, waiting,
                           actions)
 
-    def values(self, st, hands, scores, b, cfg, fcfg, off):
+    def values(self, st, hands, scores, b, cfg, fcfg, off, forbid=None):
         n_legal = legal_placements(st, b, hands, self.legal)
         if n_legal == 0:
             return self.legal[:0].copy(), self.out[:0].copy()
@@ -182,7 +184,8 @@ class PolicySearcher:
         self.reserve(trials)
         self.before[:] = scores[b]
         spawn_trials(st, hands, scores, b, cfg, target, self.samples, self.legal, n_legal, self.attempts, self.rng,
-                     self.tiles, self.tst, self.thands, self.tscores, self.tgains)
+                     self.tiles, self.tst, self.thands, self.tscores, self.tgains,
+                     self.no_forbid if forbid is None else forbid, self.no_forbid)
         self.play_out(trials, side, cfg, fcfg, off)
         trial_values(self.tst, self.tscores, cfg, self.samples, n_legal, side, self.before, self.win_value, self.out)
         if self.prior_weight != 0.0:

@@ -183,11 +183,13 @@ def _pick(mask, k, rng, slot):
 
 
 @njit(**OPTS)
-def deal_hidden(st, hands, b, seat, n, wst, whands, w, rng, slot, tiles, attempts):
+def deal_hidden(st, hands, b, seat, n, wst, whands, w, rng, slot, tiles, attempts, forbid):
     """Row ``w`` of ``wst``/``whands`` (already a copy of game ``b``): the hidden tiles redrawn as
-    ``seat`` sees them. ``tiles`` is scratch (28). Returns 0 (rejection sampling: exactly uniform
-    over the consistent deals), 1 (the sequential fallback: consistent, near uniform) or 2
-    (neither found a deal in time: the true hidden state is kept)."""
+    ``seat`` sees them. ``forbid[s]`` (a tile mask per seat; zeros for none) holds tiles seat ``s``
+    is inferred not to hold (:func:`greedy_exclusions`), kept out of its hand like a lacking suit.
+    ``tiles`` is scratch (28). Returns 0 (rejection sampling: exactly uniform over the consistent
+    deals), 1 (the sequential fallback: consistent, near uniform) or 2 (neither found a deal in
+    time: the true hidden state is kept)."""
     unseen = _unseen(st, b, hands, seat, n)
     m = 0
     bits = unseen
@@ -208,7 +210,7 @@ def deal_hidden(st, hands, b, seat, n, wst, whands, w, rng, slot, tiles, attempt
             if other == seat:
                 continue
             size = K.popcount(hands[b, other])
-            allowed = _allowed(st, b, other, unseen)
+            allowed = _allowed(st, b, other, unseen) & ~forbid[other]
             hand = 0
             for i in range(pos, pos + size):
                 if not (allowed >> tiles[i]) & 1:
@@ -232,10 +234,11 @@ def deal_hidden(st, hands, b, seat, n, wst, whands, w, rng, slot, tiles, attempt
             for other in range(n):
                 if other == seat or (done >> other) & 1:
                     continue
-                sl = K.popcount(_allowed(st, b, other, left)) - K.popcount(hands[b, other])
+                sl = K.popcount(_allowed(st, b, other, left) & ~forbid[other]) - K.popcount(hands[b, other])
                 if sl < slack:
                     pick_seat, slack = other, sl
-            hand = _pick(_allowed(st, b, pick_seat, left), K.popcount(hands[b, pick_seat]), rng, slot)
+            hand = _pick(_allowed(st, b, pick_seat, left) & ~forbid[pick_seat], K.popcount(hands[b, pick_seat]), rng,
+                         slot)
             if hand < 0:
                 ok = False
                 break
@@ -253,6 +256,76 @@ def deal_hidden(st, hands, b, seat, n, wst, whands, w, rng, slot, tiles, attempt
     for other in range(n):  # pragma: no cover - keep the true deal
         whands[w, other] = hands[b, other]
     return 2
+
+
+@njit(**OPTS)
+def draw_world(st, hands, scores, b, seat, n, wst, whands, wscores, w, rng, slot, tiles, attempts, forbid,
+               no_forbid):
+    """Row ``w`` := game ``b`` with its hidden tiles redrawn (:func:`deal_hidden`). When the inferred
+    exclusions ``forbid`` cannot all hold (the opponents did not play as inferred), the world is
+    drawn with ``no_forbid`` (zeros) instead, rather than keep the arrays' own hidden tiles."""
+    copy_game(st, hands, scores, b, wst, whands, wscores, w)
+    if deal_hidden(st, hands, b, seat, n, wst, whands, w, rng, slot, tiles, attempts, forbid) == 2:
+        copy_game(st, hands, scores, b, wst, whands, wscores, w)
+        deal_hidden(st, hands, b, seat, n, wst, whands, w, rng, slot, tiles, attempts, no_forbid)
+
+
+@njit(**OPTS)
+def greedy_key(st, b, tile, slot, divisor):
+    """The greedy agent's preference for a placement (greedy_move's key: points first, then the tie rank)."""
+    count = K.count_after(st, b, tile, slot)
+    return (count << 7 if count > 0 and count % divisor == 0 else 0) + TIE_RANK[4 * tile + slot]
+
+
+@njit(**OPTS)
+def greedy_exclusions(event_seats, event_actions, n_events, seat, n, divisor, lst, row, forbid):
+    """``forbid[s]``: the tiles seat ``s`` of the other sides cannot hold now *if it has played greedy*
+    all hand: replaying the hand's moves (``event_seats``/``event_actions``: the view's events,
+    oldest first) on a scratch layout in row ``row`` of ``lst``, every tile that would have scored
+    more, or tied and ranked higher, than the placement the seat chose was not in its hand then,
+    so not now (a draw voids what its earlier moves showed, and the placement that must follow
+    a draw, R13, shows nothing). Tiles seen since are masked out by the caller's unseen set."""
+    for s in range(n):
+        forbid[s] = 0
+    lst[row, K.LEAD_TILE] = -1
+    lst[row, K.SPINNER_TILE] = -1
+    lst[row, K.SPINNER_SLOT] = K.CENTER
+    lst[row, K.BRANCHES_OPEN] = 0
+    for slot in range(4):
+        lst[row, K.OPEN + slot] = -1
+        lst[row, K.WEIGHT + slot] = 0
+        lst[row, K.ARM + slot] = 0
+    lst[row, K.COUNT] = 0
+    own_side = K.side_of(seat, n)
+    placed = 0
+    drew = 0  # seats whose last move was a draw: their next placement is forced (R13)
+    for i in range(n_events):
+        mover, action = event_seats[i], event_actions[i]
+        if action == K.DRAW:
+            forbid[mover] = 0
+            drew |= 1 << mover
+            continue
+        if action == K.PASS:
+            continue
+        tile, slot = action >> 2, action & 3
+        if K.side_of(mover, n) != own_side and not (drew >> mover) & 1:
+            chosen = greedy_key(lst, row, tile, slot, divisor)
+            for t in range(28):
+                if (placed >> t) & 1 or t == tile:
+                    continue
+                if lst[row, K.LEAD_TILE] < 0:
+                    if greedy_key(lst, row, t, 0, divisor) > chosen:
+                        forbid[mover] |= 1 << t
+                    continue
+                for s in range(4):
+                    v = lst[row, K.OPEN + s]
+                    if v >= 0 and ((K.TILE_SUITS[t] >> v) & 1) and greedy_key(lst, row, t, s, divisor) > chosen:
+                        forbid[mover] |= 1 << t
+                        break
+        drew &= ~(1 << mover)
+        K.place(lst, row, tile, slot)
+        lst[row, K.COUNT] = K.layout_count(lst, row)
+        placed |= 1 << tile
 
 
 @njit(**OPTS)
@@ -338,14 +411,15 @@ def heuristic_values(st, b, hands, scores, cfg, target, legal, n_legal, weights,
 
 @njit(**OPTS)
 def search_values(st, hands, scores, b, cfg, fcfg, samples, win_value, prior_weight, weights, attempts,
-                  rng, rng_slot, wst, whands, wscores, wgains, legal, values, prior, tiles, replies, before):
+                  rng, rng_slot, wst, whands, wscores, wgains, legal, values, prior, tiles, replies, before, forbid,
+                  no_forbid):
     """The search's value of each legal placement of the seat to move in game ``b``.
 
     Writes the placements to ``legal`` and their values to ``values``; returns how many
     (0 when the seat must draw or pass). ``wst``/``whands``/``wscores``/``wgains`` hold
     three scratch rows (the world, a trial, the heuristic's layout); ``rng[rng_slot]``
     is the SplitMix64 stream of the sampling; ``prior`` (112), ``tiles`` (28), ``replies`` (28) and
-    ``before`` (sides) are scratch too."""
+    ``before`` (sides) are scratch too; ``forbid`` and ``no_forbid`` as in :func:`draw_world`."""
     n_legal = legal_placements(st, b, hands, legal)
     if n_legal == 0:
         return 0
@@ -358,8 +432,8 @@ def search_values(st, hands, scores, b, cfg, fcfg, samples, win_value, prior_wei
     for s in range(scores.shape[1]):
         before[s] = scores[b, s]
     for _ in range(samples):
-        copy_game(st, hands, scores, b, wst, whands, wscores, WORLD)
-        deal_hidden(st, hands, b, seat, n, wst, whands, WORLD, rng, rng_slot, tiles, attempts)
+        draw_world(st, hands, scores, b, seat, n, wst, whands, wscores, WORLD, rng, rng_slot, tiles, attempts, forbid,
+                   no_forbid)
         for k in range(n_legal):
             copy_game(wst, whands, wscores, WORLD, wst, whands, wscores, TRIAL)
             K.apply_action(wst, TRIAL, whands, wscores, wgains, cfg, target, legal[k])
@@ -398,11 +472,14 @@ class Searcher:
         self.tiles = np.zeros(28, np.int64)
         self.replies = np.zeros(28, np.float64)
         self.before = np.zeros(num_sides, np.float64)
+        self.no_forbid = np.zeros(4, np.int64)
 
-    def values(self, st, hands, scores, b, cfg, fcfg):
+    def values(self, st, hands, scores, b, cfg, fcfg, forbid=None):
+        """``forbid``: tiles each seat is inferred not to hold (:func:`greedy_exclusions`); none by default."""
         n = search_values(st, hands, scores, b, cfg, fcfg, self.samples, self.win_value, self.prior_weight,
                           HEURISTIC_WEIGHTS, self.attempts, self.rng, 0, self.wst, self.whands, self.wscores,
-                          self.wgains, self.legal, self.out, self.prior, self.tiles, self.replies, self.before)
+                          self.wgains, self.legal, self.out, self.prior, self.tiles, self.replies, self.before,
+                          self.no_forbid if forbid is None else forbid, self.no_forbid)
         return self.legal[:n].copy(), self.out[:n].copy()
 
     def venv_values(self, venv, b):
@@ -464,7 +541,7 @@ class CompiledSearch:
     ``policy`` (a reset :class:`~allfives_env.agents.ppo.PPOAgent`) the rollouts play it for the
     searching side (:mod:`allfives_env.vector.policy_search`)."""
 
-    def __init__(self, config, samples, win_value, prior_weight, rng, policy=None):
+    def __init__(self, config, samples, win_value, prior_weight, rng, policy=None, infer=False):
         from ..encoders import default_layout
         from .batched import kernel_config
 
@@ -477,16 +554,22 @@ class CompiledSearch:
             from .policy_search import PolicySearcher
 
             self.searcher = PolicySearcher(policy, config.num_sides, **options)
-        self.st = np.zeros((1, K.NUM_FIELDS), np.int8)
+        self.infer = bool(infer)
+        self.forbid = np.zeros(4, np.int64)
+        self.st = np.zeros((2, K.NUM_FIELDS), np.int8)  # row 1: the layout replayed by greedy_exclusions
         self.hands = np.zeros((1, 8), np.int64)
         self.scores = np.zeros((1, config.num_sides), np.float64)
 
     def action_values(self, view, legal_actions) -> list:
         load_view(view, self.st, self.hands, self.scores)
+        if self.infer:
+            events = np.array([(e[0], e[1]) for e in view.events], np.int64).reshape(-1, 2)
+            greedy_exclusions(events[:, 0], events[:, 1], len(events), view.seat, view.num_players,
+                              view.divisor, self.st, 1, self.forbid)
         arrays = (self.st, self.hands, self.scores, 0, self.cfg, self.fcfg)
         if isinstance(self.searcher, Searcher):
-            legal, values = self.searcher.values(*arrays)
+            legal, values = self.searcher.values(*arrays, self.forbid)
         else:  # the policy's inputs need the observation layout too
-            legal, values = self.searcher.values(*arrays, self.off)
+            legal, values = self.searcher.values(*arrays, self.off, self.forbid)
         by_action = dict(zip(legal.tolist(), values.tolist()))
         return [by_action[a] for a in legal_actions]

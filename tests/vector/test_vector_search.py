@@ -73,7 +73,7 @@ def test_sampled_worlds_keep_what_the_seat_knows(options):
         for _ in range(3):
             S.copy_game(st, hands, venv._scores, 0, searcher.wst, searcher.whands, searcher.wscores, S.WORLD)
             how = S.deal_hidden(st, hands, 0, seat, n, searcher.wst, searcher.whands, S.WORLD, rng, 0,
-                                searcher.tiles, 50)
+                                searcher.tiles, 50, searcher.no_forbid)
             assert how in (0, 1)
             w_hands = [int(h) for h in searcher.whands[S.WORLD, :n]]
             assert w_hands[seat] == game.hands[seat]
@@ -118,7 +118,8 @@ def test_sampled_worlds_are_uniform_over_the_consistent_deals():
     counts = np.zeros(28)
     for _ in range(3000):
         S.copy_game(st, hands, venv._scores, 0, searcher.wst, searcher.whands, searcher.wscores, S.WORLD)
-        S.deal_hidden(st, hands, 0, 0, 2, searcher.wst, searcher.whands, S.WORLD, rng, 0, searcher.tiles, 50)
+        S.deal_hidden(st, hands, 0, 0, 2, searcher.wst, searcher.whands, S.WORLD, rng, 0, searcher.tiles, 50,
+                      searcher.no_forbid)
         counts[int(searcher.whands[S.WORLD, 1]).bit_length() - 1] += 1
     assert set(np.flatnonzero(counts)) == {5, 26, 27}
     assert counts[[5, 26, 27]] / 3000 == pytest.approx([1 / 3] * 3, abs=0.04)
@@ -180,3 +181,85 @@ def test_search_agent_engine_option():
         make_agent("search:engine=fast")
     with pytest.raises(ValueError, match="depth and time_ms"):
         make_agent("search:engine=compiled,depth=3")
+
+
+def _reference_exclusions(num_players, seed):
+    """Greedy games (every seat greedy); at the end of each hand's random cut-off, the tiles each
+    opponent of seat 0 could not hold by brute force: at each of its placements (not one forced
+    by a draw, R13), the unplaced tiles that, added to its hand, greedy would have played instead;
+    cleared by its draws; then limited to what seat 0 has not seen. Yields (view, reference, hands)."""
+    rng = np.random.default_rng(seed)
+    config = VectorAllFives(num_envs=1, num_players=num_players).config
+    for _ in range(12):
+        game = Game(config)
+        game.start_game(rng)
+        stop = int(rng.integers(2, 20))
+        reference = [0] * num_players
+        after_draw = set()
+        for _ in range(stop):
+            if game.hand_over:
+                break
+            seat = game.to_move
+            legal = game.legal_actions()
+            action = greedy_action(game, legal)
+            if action == DRAW:
+                reference[seat] = 0
+                after_draw.add(seat)
+            elif action < DRAW and seat not in after_draw and game.config.side_of(seat) != game.config.side_of(0):
+                placed = sum(1 << t for t, who in enumerate(game.played_by) if who >= 0)
+                for t in range(28):
+                    if (placed >> t) & 1 or t == action >> 2:
+                        continue
+                    g = game.clone()
+                    g.hands[seat] |= 1 << t
+                    if greedy_action(g, g.legal_actions()) >> 2 == t:
+                        reference[seat] |= 1 << t
+            if action < DRAW:
+                after_draw.discard(seat)
+            game.step(action)
+        view = player_view(game, 0)
+        yield view, [r & view.unseen for r in reference], list(game.hands)
+
+
+@pytest.mark.parametrize("num_players", [2, 4])
+def test_greedy_exclusions_equal_a_brute_force_replay_and_hold_against_greedy(num_players):
+    st = np.zeros((1, K.NUM_FIELDS), np.int8)
+    forbid = np.zeros(4, np.int64)
+    found = 0
+    for view, reference, true_hands in _reference_exclusions(num_players, seed=num_players):
+        events = np.array([(e[0], e[1]) for e in view.events], np.int64).reshape(-1, 2)
+        S.greedy_exclusions(events[:, 0], events[:, 1], len(events), 0, num_players, view.divisor, st, 0, forbid)
+        got = [int(f) & view.unseen for f in forbid[:num_players]]
+        assert got == reference
+        for seat in range(num_players):
+            assert got[seat] & true_hands[seat] == 0  # greedy players never hold what their play ruled out
+        found += sum(bin(f).count("1") for f in got)
+    assert found > 20
+
+
+def test_infer_greedy_worlds_keep_the_exclusions():
+    """Worlds drawn with exclusions never give an opponent an excluded tile (while a consistent deal
+    exists), and the option reaches the agent."""
+    from allfives_env.agents import make_agent
+
+    checked = 0
+    for view, reference, true_hands in _reference_exclusions(4, seed=9):
+        if not any(reference):
+            continue
+        st = np.zeros((1, K.NUM_FIELDS), np.int8)
+        hands = np.zeros((1, 8), np.int64)
+        scores = np.zeros((1, 2))
+        S.load_view(view, st, hands, scores)
+        forbid = np.array(reference + [0] * (4 - len(reference)), np.int64)
+        searcher = S.Searcher(2, seed=checked)
+        rng = np.array([77 + checked], np.uint64)
+        for _ in range(20):
+            S.draw_world(st, hands, scores, 0, 0, 4, searcher.wst, searcher.whands, searcher.wscores, S.WORLD, rng,
+                         0, searcher.tiles, 50, forbid, searcher.no_forbid)
+            for seat in range(1, 4):
+                assert int(searcher.whands[S.WORLD, seat]) & int(forbid[seat]) == 0
+        checked += 1
+    assert checked >= 5
+    assert make_agent("search:infer=greedy").engine == "compiled"
+    with pytest.raises(ValueError, match="infer='maybe' is not allowed"):
+        make_agent("search:infer=maybe")
