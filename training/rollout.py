@@ -36,6 +36,7 @@ from allfives_env.agents.ppo_net import PolicyNet
 from allfives_env.rules.actions import DRAW, NUM_ACTIONS
 from allfives_env.rules.tiles import heaviness
 from allfives_env.vector import VectorAllFives
+from allfives_env.vector.inference import ExclusionTracker
 
 from .critic import NUM_GAME_TYPES, privileged_size
 
@@ -152,6 +153,9 @@ class Collector:
         # the network input: the observation, then the config's derived features (agents/ppo_features.py)
         self.policy_input = PolicyInput(cfg.features, self.n, self.config.divisor)
         self.obs_dim = self.policy_input.size
+        self.out = self.env.reset(seed=cfg.seed)
+        # features=*_infer: what each seat's placements reveal if it plays greedy, kept per game
+        self.exclusions = ExclusionTracker(self.env) if self.policy_input.infer else None
         self._inputs = np.zeros((self.B, self.obs_dim), np.float32)
         self.points_offset = self.env.layout.offset("placement_points")
         self.seat_side = np.array([self.config.side_of(s) for s in range(self.n)])
@@ -164,7 +168,6 @@ class Collector:
         self.buffer = Buffer(cfg.num_steps * self.B + self.B * self.n, self.obs_dim, self.env.num_actions,
                              self.privileged_dim)
         self.opponent_net = None  # set by set_opponent()
-        self.out = self.env.reset(seed=cfg.seed)
         self.game_type = np.zeros(self.B, np.int64)
         self.learner = np.zeros((self.B, self.n), np.bool_)
         self.learner_side = np.zeros(self.B, np.int64)
@@ -231,7 +234,8 @@ class Collector:
             else:
                 li = np.flatnonzero(is_learner)
             t1 = time.perf_counter()
-            inputs = self.policy_input(obs, mask, self._inputs)
+            exclusions = None if self.exclusions is None else self.exclusions.relative(mover)
+            inputs = self.policy_input(obs, mask, self._inputs, exclusions)
             legal = mask[li] > 0  # the learner rows' masks, once: forward pass, sampling and storage
             logits, values = self._forward(net, inputs[li], legal)
             if self.privileged:
@@ -273,7 +277,11 @@ class Collector:
             buf.next_index[prev[linked]] = slots[linked]
             self.pending[li, seats] = slots
             t3 = time.perf_counter()
+            if self.exclusions is not None:
+                self.exclusions.before_step(actions)
             out = env.step(actions)
+            if self.exclusions is not None:
+                self.exclusions.after_step(out)
             t4 = time.perf_counter()
             self._credit(out)
             self.env_steps += B
@@ -355,7 +363,8 @@ class Collector:
                 "game_type": self.game_type, "learner": self.learner, "learner_side": self.learner_side,
                 "pending": self.pending, "num_carry": self.num_carry, "env_steps": self.env_steps,
                 "carry": {name: getattr(self.buffer, name)[:self.num_carry].copy()
-                          for name in CARRIED}}
+                          for name in CARRIED},
+                "exclusions": None if self.exclusions is None else self.exclusions.state_dict()}
 
     def load_state_dict(self, state):
         self.env = state["env"]
@@ -366,5 +375,8 @@ class Collector:
         self.rng.bit_generator.state = state["rng"]
         self.game_type, self.learner, self.learner_side = state["game_type"], state["learner"], state["learner_side"]
         self.pending, self.num_carry, self.env_steps = state["pending"], state["num_carry"], state["env_steps"]
+        if self.exclusions is not None:
+            self.exclusions = ExclusionTracker(self.env)
+            self.exclusions.load_state_dict(state["exclusions"])
         for name, value in state["carry"].items():
             getattr(self.buffer, name)[:self.num_carry] = value

@@ -140,22 +140,28 @@ class PPOAgent(BaseAgent):
 
     name = "ppo"
 
-    def __init__(self, path, sample=False, ensemble=None):
+    def __init__(self, path, sample=False, ensemble=None, infer=None):
         super().__init__()
         self.path = path
         self.sample = bool(sample)
+        if infer not in (None, "off", "greedy"):
+            raise ValueError(f"infer={infer!r} is not allowed; allowed: 'greedy' or 'off' (default: the file's)")
+        self._exclusions = np.zeros((1, 4), np.int64)
         if not os.path.isfile(path):
             raise CheckpointError(f"checkpoint not found: {path!r}")
         (self.rules, self.features, self.obs_dim, self.activation, self._layers, self._head,
          self._direct, self._scorer) = _numpy_policy(path)
         self.num_players = self.rules.num_players
+        if infer is not None:  # reply_control and reply_control_infer take the same inputs
+            self.features = _with_inference(self.features, infer == "greedy", path)
+        self.infer = "greedy" if self.features.endswith("_infer") else "off"
         self._encoders = {}
         self._inputs = {}
         self._mask = np.zeros((1, NUM_ACTIONS), np.int8)
         self.members = [self] + [self._ensemble_member(p) for p in _ensemble_paths(ensemble)]
 
     def _ensemble_member(self, path):
-        member = PPOAgent(path)
+        member = PPOAgent(path, infer=self.infer)
         if member.num_players != self.num_players:
             raise CheckpointError(f"ensemble member {path!r} was trained for {member.num_players} players; "
                                   f"{self.path!r} for {self.num_players}: every member needs the same number")
@@ -241,7 +247,25 @@ class PPOAgent(BaseAgent):
         mask = self._mask
         mask[0] = 0
         mask[0, np.asarray(legal_actions)] = 1
-        return policy_input(obs[None, :], mask)[0]
+        return policy_input(obs[None, :], mask, exclusions=self._relative_exclusions(view))[0]
+
+    def _relative_exclusions(self, view):
+        """With ``infer=greedy``: per relative seat, the tiles its greedy play this hand rules out
+        (:func:`allfives_env.vector.inference.greedy_exclusions`; the own side gets none); else None."""
+        if self.infer != "greedy":
+            return None
+        from ..vector import _kernels as K
+        from ..vector.inference import greedy_exclusions
+
+        events = np.array([(e[0], e[1]) for e in view.events], np.int64).reshape(-1, 2)
+        forbid = np.zeros(4, np.int64)
+        scratch = np.zeros((1, K.NUM_FIELDS), np.int8)  # the replayed layout
+        greedy_exclusions(events[:, 0], events[:, 1], len(events), view.seat, view.num_players, view.divisor,
+                          scratch, 0, forbid)
+        n = view.num_players
+        for rel in range(4):
+            self._exclusions[0, rel] = forbid[(view.seat + rel) % n] & view.unseen if rel < n else 0
+        return self._exclusions
 
     def act(self, view, legal_actions):
         if len(legal_actions) == 1:
@@ -271,6 +295,16 @@ class PPOAgent(BaseAgent):
         """:meth:`legal_log_probs` as a teacher's action values (``training.distill collect --teacher
         ppo:...``): ``train --temperature 1`` then imitates the policy's (or ensemble's) distribution."""
         return self.legal_log_probs(view, np.asarray(legal_actions))
+
+
+def _with_inference(features: str, infer: bool, path) -> str:
+    """The feature set ``features`` with (``infer``) or without the greedy exclusions."""
+    base = features[:-len("_infer")] if features.endswith("_infer") else features
+    if not infer:
+        return base
+    if base + "_infer" not in FEATURES:
+        raise ValueError(f"{path!r} uses features={features!r}: infer=greedy needs reply_control features")
+    return base + "_infer"
 
 
 def _ensemble_paths(ensemble) -> list:

@@ -55,11 +55,24 @@ known hand size:
   sampled worlds come from the same distribution (``rules/view.py``). The
   boneyard's share is what the seats' shares leave of 1.
 
+``"reply_control_infer"`` (3 x 112): ``"reply_control"`` with each seat's
+possible tiles narrowed by what its placements this hand reveal if it plays
+greedy (:mod:`allfives_env.vector.inference`): a tile that greedy would have
+played instead of one of its placements is not in its hand. The same inputs,
+sharper against greedy opponents (exact then), a model against others (an
+inference that leaves a seat fewer possible tiles than its hand size is not
+believed). The exclusions come from the hand's history, which the observation
+does not hold: callers pass them (``PolicyInput(..., exclusions=)``: the
+``ppo:`` agent from the view's events, training from an
+:class:`~allfives_env.vector.inference.ExclusionTracker`); without them the
+features are ``"reply_control"``'s.
+
 Zero for draws, passes and illegal actions (the per-placement blocks). A
 policy trained on a set warm-starts on any set that starts with it
 (``init_from``; the new inputs start at zero weight): ``reply`` <
 ``reply_control`` < ``lookahead``, and ``reply_control`` <
-``reply_control_belief``.
+``reply_control_belief``; ``reply_control`` and ``reply_control_infer`` have
+the same inputs, so each warm-starts the other.
 """
 
 import math
@@ -72,10 +85,11 @@ from ..rules.actions import DRAW
 from ..rules.tiles import SUIT_TILES, TILE_HIGH, TILE_LOW
 from .greedy import TIE_RANK
 
-FEATURES = ("none", "reply", "reply_control", "lookahead", "reply_control_belief")
+FEATURES = ("none", "reply", "reply_control", "lookahead", "reply_control_belief", "reply_control_infer")
 #: The parts each feature set appends, in order; a set extends another when that one's parts are a prefix of its.
 _PARTS = {"none": (), "reply": ("reply",), "reply_control": ("reply", "control"),
-          "lookahead": ("reply", "control", "lookahead"), "reply_control_belief": ("reply", "control", "belief")}
+          "lookahead": ("reply", "control", "lookahead"), "reply_control_belief": ("reply", "control", "belief"),
+          "reply_control_infer": ("reply", "control")}
 _PART_SIZE = {"reply": 2 * DRAW, "control": DRAW, "lookahead": 3 * DRAW, "belief": 28 * 3}
 _ALIGNED = ("reply", "control", "lookahead")  # parts made of 112-value blocks, one value per placement
 #: blocks of 112 values after the observation
@@ -115,6 +129,8 @@ class PolicyInput:
 
     def __init__(self, features: str, num_players: int, divisor: int):
         self.features = features
+        #: whether the caller should pass the greedy exclusions (``features`` ending in ``_infer``)
+        self.infer = features.endswith("_infer")
         self.extra = feature_size(features)
         layout = default_layout(num_players)
         self.obs_dim = layout.size
@@ -127,14 +143,18 @@ class PolicyInput:
         if self._belief_start >= 0:  # the belief counts' work space, kept between calls (one decision at a time in play)
             self._forward, self._backward = np.empty(_HOLDINGS_SHAPE), np.empty(_HOLDINGS_SHAPE)
 
-    def __call__(self, obs: np.ndarray, mask: np.ndarray, out: np.ndarray = None) -> np.ndarray:
-        """``obs`` (B, obs_dim) float32 and ``mask`` (B, 114) -> the input (a view of ``obs`` when no features)."""
+    def __call__(self, obs: np.ndarray, mask: np.ndarray, out: np.ndarray = None, exclusions=None) -> np.ndarray:
+        """``obs`` (B, obs_dim) float32 and ``mask`` (B, 114) -> the input (a view of ``obs`` when no features).
+        ``exclusions`` (B, 4) int64, optional: per relative seat, tiles it is inferred not to hold
+        (:func:`allfives_env.vector.inference.greedy_exclusions`), left out of the next seats' possible tiles."""
         if self.extra == 0:
             return obs
         if out is None:
             out = np.empty((obs.shape[0], self.size), np.float32)
+        if exclusions is None:
+            exclusions = np.zeros((obs.shape[0], 4), np.int64)
         _reply_features(obs, mask, self._off, self._num_players, self._divisor, _LOW, _HIGH, _SUIT_TILES,
-                        _BLOCKS[self.features], _TIE_RANK, _CHOOSE, out)
+                        _BLOCKS[self.features], _TIE_RANK, _CHOOSE, exclusions, out)
         if self._belief_start >= 0:
             _belief_features(obs, self._off, self._num_players, _LOW, _HIGH, self._belief_start, self._forward,
                              self._backward, out)
@@ -308,7 +328,7 @@ def _hand_and_seen(row, o_hand, o_played, n):
 
 
 @njit(cache=True)
-def _reply_features(obs, mask, off, n, divisor, LOW, HIGH, SUITS, blocks, TIE, CHOOSE, out):
+def _reply_features(obs, mask, off, n, divisor, LOW, HIGH, SUITS, blocks, TIE, CHOOSE, exclusions, out):
     o_hand, o_played, o_avail, o_value, o_double, o_counts, o_count, o_lead, o_lacks, o_sizes = (
         off[0], off[1], off[2], off[3], off[4], off[5], off[6], off[7], off[8], off[9])
     B, D = obs.shape
@@ -323,14 +343,19 @@ def _reply_features(obs, mask, off, n, divisor, LOW, HIGH, SUITS, blocks, TIE, C
         for i in range(D, out.shape[1]):
             out[b, i] = 0.0
         hand, known = _hand_and_seen(obs[b], o_hand, o_played, n)
-        candidates, total = _possible(known, _lacks_of(obs[b], o_lacks, 1), LOW, HIGH)  # the next seat's
         h1 = int(round(obs[b, o_sizes + 1] * 10.0))
         rel2 = 2 % n
         h2 = int(round(obs[b, o_sizes + rel2] * 10.0))
+        # the next seat's possible tiles (exclusions that leave fewer than its hand size are not believed)
+        candidates, total = _possible(known | exclusions[b, 1], _lacks_of(obs[b], o_lacks, 1), LOW, HIGH)
+        if total < h1:
+            candidates, total = _possible(known, _lacks_of(obs[b], o_lacks, 1), LOW, HIGH)
         if rel2 == 0:
             cand2 = hand  # two players: the observer itself, its tiles known (the placed one is removed below)
         else:
-            cand2, _ = _possible(known, _lacks_of(obs[b], o_lacks, rel2), LOW, HIGH)
+            cand2, size2 = _possible(known | exclusions[b, rel2], _lacks_of(obs[b], o_lacks, rel2), LOW, HIGH)
+            if size2 < h2:
+                cand2, _ = _possible(known, _lacks_of(obs[b], o_lacks, rel2), LOW, HIGH)
         for s in range(4):
             values[s] = -1
             if obs[b, o_avail + s] > 0.5:

@@ -33,7 +33,7 @@ side's learned play rather than of greedy's.
 ``infer=greedy`` (compiled engine) samples only worlds in which every opponent's
 placements this hand were greedy's choices: each tile that would have scored
 more, or tied and ranked higher, than what it played is kept out of its hand
-(:func:`allfives_env.vector.search.greedy_exclusions`). Exact against greedy
+(:func:`allfives_env.vector.inference.greedy_exclusions`). Exact against greedy
 opponents; against others it is a model, dropped for any world it cannot fit.
 Budget options:
 ``samples`` (worlds per move; default :data:`DEFAULT_SAMPLES` by player
@@ -68,19 +68,20 @@ class SearchAgent(BaseAgent):
     name = "search"
 
     def __init__(self, samples=None, depth=None, time_ms=None, min_samples=4, win_value=100.0, prior_weight=1.0,
-                 engine=None, policy=None, infer="none"):
+                 engine=None, policy=None, infer=None):
         super().__init__()
         if engine not in (None, "python", "compiled"):
             raise ValueError(f"engine={engine!r} is not allowed; allowed: 'python' or 'compiled'")
-        if infer not in ("none", "greedy"):
-            raise ValueError(f"infer={infer!r} is not allowed; allowed: 'none' or 'greedy'")
+        if infer not in (None, "off", "greedy"):
+            raise ValueError(f"infer={infer!r} is not allowed; allowed: 'greedy' or 'off' (the default)")
+        infer = infer or "off"
         if infer == "greedy" and engine == "python":
             raise ValueError("infer=greedy runs on the compiled engine only: drop engine=python")
         self.infer = infer
         if policy is not None and engine == "python":
             raise ValueError("policy rollouts run on the compiled engine only: drop engine=python (policy=PATH "
                              "implies engine=compiled)")
-        engine = engine or ("compiled" if policy is not None or infer != "none" else "python")
+        engine = engine or ("compiled" if policy is not None or infer == "greedy" else "python")
         if engine == "compiled" and (depth is not None or time_ms is not None):
             raise ValueError("engine=compiled plays whole-hand rollouts with a fixed budget: depth and time_ms "
                              "are options of engine=python only")

@@ -33,6 +33,7 @@ from numba import njit
 from ..agents.greedy import TIE_RANK as _TIE_RANK
 from ..agents.heuristic import HeuristicAgent
 from . import _kernels as K
+from .inference import greedy_exclusions
 
 TIE_RANK = np.array(_TIE_RANK, np.int64)
 PIPS = np.array([int(K.LOW[t] + K.HIGH[t]) for t in range(28)], np.int64)
@@ -186,7 +187,8 @@ def _pick(mask, k, rng, slot):
 def deal_hidden(st, hands, b, seat, n, wst, whands, w, rng, slot, tiles, attempts, forbid):
     """Row ``w`` of ``wst``/``whands`` (already a copy of game ``b``): the hidden tiles redrawn as
     ``seat`` sees them. ``forbid[s]`` (a tile mask per seat; zeros for none) holds tiles seat ``s``
-    is inferred not to hold (:func:`greedy_exclusions`), kept out of its hand like a lacking suit.
+    is inferred not to hold (:func:`~allfives_env.vector.inference.greedy_exclusions`), kept out of its hand
+    like a lacking suit.
     ``tiles`` is scratch (28). Returns 0 (rejection sampling: exactly uniform over the consistent
     deals), 1 (the sequential fallback: consistent, near uniform) or 2 (neither found a deal in
     time: the true hidden state is kept)."""
@@ -268,64 +270,6 @@ def draw_world(st, hands, scores, b, seat, n, wst, whands, wscores, w, rng, slot
     if deal_hidden(st, hands, b, seat, n, wst, whands, w, rng, slot, tiles, attempts, forbid) == 2:
         copy_game(st, hands, scores, b, wst, whands, wscores, w)
         deal_hidden(st, hands, b, seat, n, wst, whands, w, rng, slot, tiles, attempts, no_forbid)
-
-
-@njit(**OPTS)
-def greedy_key(st, b, tile, slot, divisor):
-    """The greedy agent's preference for a placement (greedy_move's key: points first, then the tie rank)."""
-    count = K.count_after(st, b, tile, slot)
-    return (count << 7 if count > 0 and count % divisor == 0 else 0) + TIE_RANK[4 * tile + slot]
-
-
-@njit(**OPTS)
-def greedy_exclusions(event_seats, event_actions, n_events, seat, n, divisor, lst, row, forbid):
-    """``forbid[s]``: the tiles seat ``s`` of the other sides cannot hold now *if it has played greedy*
-    all hand: replaying the hand's moves (``event_seats``/``event_actions``: the view's events,
-    oldest first) on a scratch layout in row ``row`` of ``lst``, every tile that would have scored
-    more, or tied and ranked higher, than the placement the seat chose was not in its hand then,
-    so not now (a draw voids what its earlier moves showed, and the placement that must follow
-    a draw, R13, shows nothing). Tiles seen since are masked out by the caller's unseen set."""
-    for s in range(n):
-        forbid[s] = 0
-    lst[row, K.LEAD_TILE] = -1
-    lst[row, K.SPINNER_TILE] = -1
-    lst[row, K.SPINNER_SLOT] = K.CENTER
-    lst[row, K.BRANCHES_OPEN] = 0
-    for slot in range(4):
-        lst[row, K.OPEN + slot] = -1
-        lst[row, K.WEIGHT + slot] = 0
-        lst[row, K.ARM + slot] = 0
-    lst[row, K.COUNT] = 0
-    own_side = K.side_of(seat, n)
-    placed = 0
-    drew = 0  # seats whose last move was a draw: their next placement is forced (R13)
-    for i in range(n_events):
-        mover, action = event_seats[i], event_actions[i]
-        if action == K.DRAW:
-            forbid[mover] = 0
-            drew |= 1 << mover
-            continue
-        if action == K.PASS:
-            continue
-        tile, slot = action >> 2, action & 3
-        if K.side_of(mover, n) != own_side and not (drew >> mover) & 1:
-            chosen = greedy_key(lst, row, tile, slot, divisor)
-            for t in range(28):
-                if (placed >> t) & 1 or t == tile:
-                    continue
-                if lst[row, K.LEAD_TILE] < 0:
-                    if greedy_key(lst, row, t, 0, divisor) > chosen:
-                        forbid[mover] |= 1 << t
-                    continue
-                for s in range(4):
-                    v = lst[row, K.OPEN + s]
-                    if v >= 0 and ((K.TILE_SUITS[t] >> v) & 1) and greedy_key(lst, row, t, s, divisor) > chosen:
-                        forbid[mover] |= 1 << t
-                        break
-        drew &= ~(1 << mover)
-        K.place(lst, row, tile, slot)
-        lst[row, K.COUNT] = K.layout_count(lst, row)
-        placed |= 1 << tile
 
 
 @njit(**OPTS)

@@ -1,0 +1,92 @@
+"""Greedy exclusions (allfives_env/vector/inference.py): the batched tracker used in training equals the
+replay of a view's events used at play time, and the features take them as the docs say."""
+
+import numpy as np
+import pytest
+
+from allfives_env.agents.ppo_features import PolicyInput
+from allfives_env.rules.config import RulesConfig
+from allfives_env.rules.game import Game
+from allfives_env.rules.tiles import mask_to_tiles
+from allfives_env.rules.view import player_view
+from allfives_env.vector import VectorAllFives
+from allfives_env.vector import _kernels as K
+from allfives_env.vector.inference import ExclusionTracker, greedy_exclusions
+
+
+def _replayed(view):
+    """Per relative seat, the exclusions from the view's events, masked by what the seat has not seen."""
+    events = np.array([(e[0], e[1]) for e in view.events], np.int64).reshape(-1, 2)
+    forbid = np.zeros(4, np.int64)
+    greedy_exclusions(events[:, 0], events[:, 1], len(events), view.seat, view.num_players, view.divisor,
+                      np.zeros((1, K.NUM_FIELDS), np.int8), 0, forbid)
+    n = view.num_players
+    return [int(forbid[(view.seat + rel) % n]) & view.unseen if rel < n else 0 for rel in range(4)]
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_tracker_equals_the_replay_of_the_events(num_players):
+    """Mostly greedy play (so exclusions arise) with random moves mixed in, over whole hands; draws in
+    2 and 3 players clear a seat's exclusions in both."""
+    from allfives_env.agents.greedy import greedy_action
+
+    rng = np.random.default_rng(num_players)
+    venv = VectorAllFives(num_envs=1, num_players=num_players)
+    venv.reset(seed=1)
+    game = Game(venv.config)
+    nonempty = 0
+    for _ in range(8):
+        game.start_game(rng)
+        hands = [mask_to_tiles(h) for h in game.hands]
+        out = venv.set_position([0], [hands], [list(game.boneyard)], [game.leader], [list(game.scores)])
+        tracker = ExclusionTracker(venv)
+        while not game.hand_over:
+            view = player_view(game, game.to_move)
+            got = [int(x) & view.unseen for x in tracker.relative(out.to_move)[0]]
+            assert got == _replayed(view)
+            nonempty += any(got)
+            legal = game.legal_actions()
+            action = greedy_action(game, legal) if rng.random() < 0.8 else int(legal[rng.integers(len(legal))])
+            tracker.before_step(np.array([action]))
+            game.step(action)
+            out = venv.step(np.array([action]))
+            tracker.after_step(out)
+    assert nonempty > 20
+
+
+def test_exclusions_narrow_the_next_seats_tiles_like_seen_tiles():
+    """Excluding tiles for the next seat gives the reply features of an observation in which the
+    observer had seen those tiles; an exclusion leaving fewer tiles than the seat's hand is ignored."""
+    config = RulesConfig(num_players=4)
+    pin = PolicyInput("reply_control_infer", 4, config.divisor)
+    assert pin.infer and not PolicyInput("reply_control", 4, config.divisor).infer
+    venv = VectorAllFives(num_envs=32, num_players=4)
+    out = venv.reset(seed=3)
+    layout = venv.layout
+    hand_off, played_off = layout.offset("hand"), layout.offset("played_by")
+    rng = np.random.default_rng(0)
+    checked = 0
+    for _ in range(6):
+        obs, mask = out.obs.copy(), out.mask.copy()
+        for b in range(len(obs)):
+            seen = obs[b, hand_off:hand_off + 28] > 0.5
+            for rel in range(4):
+                seen |= obs[b, played_off + 28 * rel:played_off + 28 * rel + 28] > 0.5
+            unseen = np.flatnonzero(~seen)
+            if mask[b, :K.DRAW].sum() < 2 or len(unseen) < 12:
+                continue
+            hidden = rng.choice(unseen, size=3, replace=False)
+            excl = np.zeros((1, 4), np.int64)
+            excl[0, 1] = sum(1 << int(t) for t in hidden)
+            marked = obs[b:b + 1].copy()
+            marked[0, played_off + hidden] = 1.0  # "seen": played by the observer
+            got = pin(obs[b:b + 1], mask[b:b + 1], exclusions=excl)[0, obs.shape[1]:]
+            want = pin(marked, mask[b:b + 1])[0, obs.shape[1]:]
+            assert np.array_equal(got, want)
+            everything = np.zeros((1, 4), np.int64)
+            everything[0, 1] = (1 << 28) - 1
+            assert np.array_equal(pin(obs[b:b + 1], mask[b:b + 1], exclusions=everything),
+                                  pin(obs[b:b + 1], mask[b:b + 1]))
+            checked += 1
+        out = venv.step(np.array([np.flatnonzero(m)[0] for m in out.mask]))
+    assert checked > 20
