@@ -91,7 +91,8 @@ class SearchAgent(BaseAgent):
         if policy is not None:
             from .ppo import PPOAgent
 
-            self._policy = PPOAgent(str(policy))
+            # without greedy exclusions: the rollouts' positions carry no hand history to infer them from
+            self._policy = PPOAgent(str(policy), infer="off")
         self.prior_weight = float(prior_weight)
         self._prior = HeuristicAgent()
         if samples is not None and (not isinstance(samples, int) or samples < 1):

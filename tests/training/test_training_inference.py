@@ -53,11 +53,14 @@ def test_exact_resume_and_the_policy_plays_with_inference(tmp_path):
 
 
 def test_infer_option_of_the_ppo_agent(tmp_path):
-    """``ppo:PATH,infer=greedy`` turns reply_control into reply_control_infer at play time; other feature
-    sets and unknown values are refused with the reason."""
-    shipped = make_agent("ppo:checkpoints/ppo_4p.pt,infer=greedy")
+    """``ppo:PATH,infer=greedy`` turns reply_control into reply_control_infer at play time (``infer=off``
+    back); other feature sets and unknown values are refused with the reason."""
+    shipped = make_agent("ppo:checkpoints/ppo_3p.pt,infer=greedy")
     assert (shipped.features, shipped.infer) == ("reply_control_infer", "greedy")
-    assert make_agent("ppo:checkpoints/ppo_4p.pt").infer == "off"
+    assert make_agent("ppo:checkpoints/ppo_3p.pt").infer == "off"
+    four = make_agent("ppo:checkpoints/ppo_4p.pt")  # shipped with the exclusions since phase 10
+    assert (four.features, four.infer) == ("reply_control_infer", "greedy")
+    assert make_agent("ppo:checkpoints/ppo_4p.pt,infer=off").features == "reply_control"
     plain = str(tmp_path / "plain")
     assert train_main(["--config", "configs/smoke.yaml", "--run-dir", plain, "eval_every=0", "tensorboard=false",
                        "total_timesteps=1024"]) == 0

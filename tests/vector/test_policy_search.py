@@ -27,7 +27,7 @@ CHECKPOINTS = {2: "checkpoints/ppo_2p.pt", 3: "checkpoints/ppo_3p.pt", 4: "check
 
 
 def _policy(num_players, seat=0):
-    policy = PPOAgent(CHECKPOINTS[num_players])
+    policy = PPOAgent(CHECKPOINTS[num_players], infer="off")  # as search:policy= builds it
     policy.reset(seat, RulesConfig(num_players=num_players), np.random.default_rng(0))
     return policy
 
