@@ -26,7 +26,8 @@ import numpy as np
 from numba import njit
 
 from . import _kernels as K
-from .search import HEURISTIC_WEIGHTS, copy_game, draw_world, greedy_move, heuristic_values, legal_placements
+from .search import (HEURISTIC_WEIGHTS, SearchScratch, copy_game, draw_world, greedy_move, heuristic_values,
+                     legal_placements, outcome_value)
 
 OPTS = K.OPTS
 
@@ -103,23 +104,13 @@ def trial_values(tst, tscores, cfg, samples, n_legal, side, before, win_value, v
     r = 0
     for _ in range(samples):
         for k in range(n_legal):
-            mine, others = 0.0, 0.0
-            for s in range(sides):
-                gained = tscores[r, s] - before[s]
-                if s == side:
-                    mine = gained
-                else:
-                    others += gained
-            value = mine - others / (sides - 1)
-            if tst[r, K.GAME_OVER]:
-                value += win_value if (tst[r, K.WINNERS] >> side) & 1 else -win_value
-            values[k] += value
+            values[k] += outcome_value(tst, r, tscores, sides, side, before, win_value)
             r += 1
     for k in range(n_legal):
         values[k] /= samples
 
 
-class PolicySearcher:
+class PolicySearcher(SearchScratch):
     """Scratch buffers, a random stream and the policy for a search with policy rollouts.
 
     ``values(st, hands, scores, b, cfg, fcfg, off)`` -> ``(legal placements, values)`` for the seat to
@@ -130,21 +121,10 @@ class PolicySearcher:
 
     def __init__(self, policy, num_sides, samples=48, win_value=100.0, prior_weight=1.0, seed=0, attempts=50):
         from ..agents.ppo_features import PolicyInput
-        from .batched import make_rng_state
 
+        super().__init__(num_sides, samples, win_value, prior_weight, seed, attempts)
         self.policy = policy
         self.policy_input = PolicyInput(policy.features, policy.num_players, policy.rules.divisor)
-        self.samples, self.win_value, self.prior_weight = int(samples), float(win_value), float(prior_weight)
-        self.attempts = int(attempts)
-        self.rng = make_rng_state(seed, 1)
-        self.num_sides = int(num_sides)
-        self.legal = np.zeros(K.DRAW, np.int64)
-        self.out = np.zeros(K.DRAW, np.float64)
-        self.prior = np.zeros(K.DRAW, np.float64)
-        self.tiles = np.zeros(28, np.int64)
-        self.replies = np.zeros(28, np.float64)
-        self.before = np.zeros(num_sides, np.float64)
-        self.no_forbid = np.zeros(4, np.int64)
         self.rows = 0
         self.reserve(self.samples * 8)
 

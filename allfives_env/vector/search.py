@@ -125,7 +125,13 @@ def rollout_value(st, b, hands, scores, gains, cfg, target, side, before, win_va
     divisor = cfg[K.C_DIVISOR]
     while not st[b, K.HAND_OVER]:
         K.apply_action(st, b, hands, scores, gains, cfg, target, greedy_move(st, b, hands, divisor))
-    sides = cfg[K.C_SIDES]
+    return outcome_value(st, b, scores, cfg[K.C_SIDES], side, before, win_value)
+
+
+@njit(**OPTS)
+def outcome_value(st, b, scores, sides, side, before, win_value):
+    """A finished rollout's value for ``side``: its points minus the other sides' mean since
+    ``before``, plus ``win_value`` if the game ended won (minus it if lost)."""
     mine, others = 0.0, 0.0
     for s in range(sides):
         gained = scores[b, s] - before[s]
@@ -392,7 +398,26 @@ def search_values(st, hands, scores, b, cfg, fcfg, samples, win_value, prior_wei
     return n_legal
 
 
-class Searcher:
+class SearchScratch:
+    """The budget, the random stream and the per-decision scratch arrays of a compiled searcher."""
+
+    def __init__(self, num_sides, samples, win_value, prior_weight, seed, attempts):
+        from .batched import make_rng_state
+
+        self.samples, self.win_value, self.prior_weight = int(samples), float(win_value), float(prior_weight)
+        self.attempts = int(attempts)
+        self.rng = make_rng_state(seed, 1)
+        self.num_sides = int(num_sides)
+        self.legal = np.zeros(K.DRAW, np.int64)
+        self.out = np.zeros(K.DRAW, np.float64)
+        self.prior = np.zeros(K.DRAW, np.float64)
+        self.tiles = np.zeros(28, np.int64)
+        self.replies = np.zeros(28, np.float64)
+        self.before = np.zeros(num_sides, np.float64)
+        self.no_forbid = np.zeros(4, np.int64)
+
+
+class Searcher(SearchScratch):
     """Scratch buffers and a random stream for :func:`search_values`.
 
     ``values(st, hands, scores, b, cfg, fcfg)`` -> ``(legal placements, values)`` (new
@@ -401,22 +426,11 @@ class Searcher:
     :meth:`choose` turns them into the search agent's action."""
 
     def __init__(self, num_sides, samples=48, win_value=100.0, prior_weight=1.0, seed=0, attempts=50):
-        from .batched import make_rng_state
-
-        self.samples, self.win_value, self.prior_weight = int(samples), float(win_value), float(prior_weight)
-        self.attempts = int(attempts)
-        self.rng = make_rng_state(seed, 1)
+        super().__init__(num_sides, samples, win_value, prior_weight, seed, attempts)
         self.wst = np.zeros((3, K.NUM_FIELDS), np.int8)
         self.whands = np.zeros((3, 8), np.int64)
         self.wscores = np.zeros((3, num_sides), np.float64)
         self.wgains = np.zeros((3, num_sides), np.float64)
-        self.legal = np.zeros(K.DRAW, np.int64)
-        self.out = np.zeros(K.DRAW, np.float64)
-        self.prior = np.zeros(K.DRAW, np.float64)
-        self.tiles = np.zeros(28, np.int64)
-        self.replies = np.zeros(28, np.float64)
-        self.before = np.zeros(num_sides, np.float64)
-        self.no_forbid = np.zeros(4, np.int64)
 
     def values(self, st, hands, scores, b, cfg, fcfg, forbid=None):
         """``forbid``: tiles each seat is inferred not to hold (:func:`greedy_exclusions`); none by default."""
