@@ -7,13 +7,18 @@ it. Loading needs torch but none of the training code.
 ``ppo:A.pt,ensemble=B.pt+C.pt`` plays an ensemble: the mean of the members'
 log-probabilities over the legal actions (paths joined by ``+``; a path
 holding ``+`` or ``,`` cannot be named there).
+``infer=greedy`` / ``infer=off`` switches the greedy exclusions of a
+``reply_control`` policy's inputs on or off (``features=reply_control_infer``,
+:mod:`allfives_env.agents.ppo_features`); by default the record's features
+decide. The exclusions come from replaying the view's events.
 
 Checkpoint record (``torch.save`` of a dict)::
 
     {"format": "allfives-ppo", "version": 1,
      "policy": {"net": {"obs_dim", "hidden_sizes", "activation", "skip"[, "action_width", "action_inputs"[, "action_depth"]]},
                 "state_dict": {...}, "num_players": n, "rules": RulesConfig.to_dict(),
-                "encoder": "default", "features": "none" | "reply" | "reply_control" | "lookahead" | "reply_control_belief"},
+                "encoder": "default", "features": "none" | "reply" | "reply_control" | "lookahead" | "reply_control_belief"
+                | "reply_control_infer"},
      ...}   # training checkpoints add optimizer, RNG and trainer state
 
 A bad file raises :class:`CheckpointError` naming the path and the problem.
@@ -133,10 +138,11 @@ def _numpy_scorer(net):
 
 
 class PPOAgent(BaseAgent):
-    """ppo:PATH: a trained PPO policy (most likely legal action; ``sample=true`` samples; ``ensemble=B.pt+C.pt``).
+    """ppo:PATH: a trained PPO policy (most likely legal action; ``sample=true`` samples; ``ensemble=B.pt+C.pt``; ``infer=greedy|off``).
 
     With ``ensemble``, the members' log-probabilities over the legal actions are averaged (see
-    :meth:`legal_log_probs`); every member needs the same number of players."""
+    :meth:`legal_log_probs`); every member needs the same number of players. ``infer`` (default:
+    the file's features) turns the greedy exclusions of ``reply_control`` inputs on or off."""
 
     name = "ppo"
 
@@ -155,13 +161,14 @@ class PPOAgent(BaseAgent):
         if infer is not None:  # reply_control and reply_control_infer take the same inputs
             self.features = _with_inference(self.features, infer == "greedy", path)
         self.infer = "greedy" if self.features.endswith("_infer") else "off"
+        self._infer_option = infer  # ensemble members get the same option (None: each its own file's)
         self._encoders = {}
         self._inputs = {}
         self._mask = np.zeros((1, NUM_ACTIONS), np.int8)
         self.members = [self] + [self._ensemble_member(p) for p in _ensemble_paths(ensemble)]
 
     def _ensemble_member(self, path):
-        member = PPOAgent(path, infer=self.infer)
+        member = PPOAgent(path, infer=self._infer_option)
         if member.num_players != self.num_players:
             raise CheckpointError(f"ensemble member {path!r} was trained for {member.num_players} players; "
                                   f"{self.path!r} for {self.num_players}: every member needs the same number")
