@@ -261,17 +261,12 @@ class PPOAgent(BaseAgent):
         (:func:`allfives_env.vector.inference.greedy_exclusions`; the own side gets none); else None."""
         if self.infer != "greedy":
             return None
-        from ..vector import _kernels as K
-        from ..vector.inference import greedy_exclusions
+        from ..vector.inference import view_exclusions
 
-        events = np.array([(e[0], e[1]) for e in view.events], np.int64).reshape(-1, 2)
-        forbid = np.zeros(4, np.int64)
-        scratch = np.zeros((1, K.NUM_FIELDS), np.int8)  # the replayed layout
-        greedy_exclusions(events[:, 0], events[:, 1], len(events), view.seat, view.num_players, view.divisor,
-                          scratch, 0, forbid)
+        forbid = view_exclusions(view, np.zeros(4, np.int64))
         n = view.num_players
         for rel in range(4):
-            self._exclusions[0, rel] = forbid[(view.seat + rel) % n] & view.unseen if rel < n else 0
+            self._exclusions[0, rel] = forbid[(view.seat + rel) % n] if rel < n else 0
         return self._exclusions
 
     def act(self, view, legal_actions):

@@ -131,6 +131,7 @@ class PolicyInput:
         self.features = features
         #: whether the caller should pass the greedy exclusions (``features`` ending in ``_infer``)
         self.infer = features.endswith("_infer")
+        self._no_exclusions = np.zeros((0, 4), np.int64)
         self.extra = feature_size(features)
         layout = default_layout(num_players)
         self.obs_dim = layout.size
@@ -151,8 +152,10 @@ class PolicyInput:
             return obs
         if out is None:
             out = np.empty((obs.shape[0], self.size), np.float32)
-        if exclusions is None:
-            exclusions = np.zeros((obs.shape[0], 4), np.int64)
+        if exclusions is None:  # none inferred: a zero buffer kept between calls (this runs every step)
+            if len(self._no_exclusions) < obs.shape[0]:
+                self._no_exclusions = np.zeros((obs.shape[0], 4), np.int64)
+            exclusions = self._no_exclusions[:obs.shape[0]]
         _reply_features(obs, mask, self._off, self._num_players, self._divisor, _LOW, _HIGH, _SUIT_TILES,
                         _BLOCKS[self.features], _TIE_RANK, _CHOOSE, exclusions, out)
         if self._belief_start >= 0:

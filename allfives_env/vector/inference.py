@@ -11,7 +11,8 @@ draw (R13: only the drawn tile) reveals nothing. These *exclusions* are public
 a seat's possible tiles those it has not seen itself.
 
 * :func:`greedy_exclusions` replays one hand's public moves (a view's
-  ``events``): what a search or an agent at play time uses;
+  ``events``; :func:`view_exclusions` takes the view): what a search or an
+  agent at play time uses;
 * :class:`ExclusionTracker` keeps them up to date for every game of a
   batched environment as the games are stepped: what training uses.
 
@@ -96,6 +97,19 @@ def greedy_exclusions(event_seats, event_actions, n_events, seat, n, divisor, ls
         K.place(lst, row, tile, slot)
         lst[row, K.COUNT] = K.layout_count(lst, row)
         placed |= 1 << tile
+
+
+def view_exclusions(view, forbid):
+    """``forbid[s]`` := :func:`greedy_exclusions` of the hand behind ``view`` (a
+    :class:`~allfives_env.rules.view.PlayerView`), limited to the tiles its seat has not seen;
+    ``forbid`` is an int64 array of 4 (seats beyond the game's get 0). Returns ``forbid``."""
+    events = np.array([(e[0], e[1]) for e in view.events], np.int64).reshape(-1, 2)
+    layout = np.zeros((1, K.NUM_FIELDS), np.int8)
+    forbid[:] = 0
+    greedy_exclusions(events[:, 0], events[:, 1], len(events), view.seat, view.num_players, view.divisor, layout, 0,
+                      forbid)
+    forbid &= view.unseen
+    return forbid
 
 
 @njit(**OPTS)

@@ -33,7 +33,7 @@ from numba import njit
 from ..agents.greedy import TIE_RANK as _TIE_RANK
 from ..agents.heuristic import HeuristicAgent
 from . import _kernels as K
-from .inference import greedy_exclusions
+from .inference import view_exclusions
 
 TIE_RANK = np.array(_TIE_RANK, np.int64)
 PIPS = np.array([int(K.LOW[t] + K.HIGH[t]) for t in range(28)], np.int64)
@@ -433,7 +433,8 @@ class Searcher(SearchScratch):
         self.wgains = np.zeros((3, num_sides), np.float64)
 
     def values(self, st, hands, scores, b, cfg, fcfg, forbid=None):
-        """``forbid``: tiles each seat is inferred not to hold (:func:`greedy_exclusions`); none by default."""
+        """``forbid``: tiles each seat is inferred not to hold
+        (:func:`~allfives_env.vector.inference.greedy_exclusions`); none by default."""
         n = search_values(st, hands, scores, b, cfg, fcfg, self.samples, self.win_value, self.prior_weight,
                           HEURISTIC_WEIGHTS, self.attempts, self.rng, 0, self.wst, self.whands, self.wscores,
                           self.wgains, self.legal, self.out, self.prior, self.tiles, self.replies, self.before,
@@ -514,16 +515,14 @@ class CompiledSearch:
             self.searcher = PolicySearcher(policy, config.num_sides, **options)
         self.infer = bool(infer)
         self.forbid = np.zeros(4, np.int64)
-        self.st = np.zeros((2, K.NUM_FIELDS), np.int8)  # row 1: the layout replayed by greedy_exclusions
+        self.st = np.zeros((1, K.NUM_FIELDS), np.int8)
         self.hands = np.zeros((1, 8), np.int64)
         self.scores = np.zeros((1, config.num_sides), np.float64)
 
     def action_values(self, view, legal_actions) -> list:
         load_view(view, self.st, self.hands, self.scores)
         if self.infer:
-            events = np.array([(e[0], e[1]) for e in view.events], np.int64).reshape(-1, 2)
-            greedy_exclusions(events[:, 0], events[:, 1], len(events), view.seat, view.num_players,
-                              view.divisor, self.st, 1, self.forbid)
+            view_exclusions(view, self.forbid)
         arrays = (self.st, self.hands, self.scores, 0, self.cfg, self.fcfg)
         if isinstance(self.searcher, Searcher):
             legal, values = self.searcher.values(*arrays, self.forbid)

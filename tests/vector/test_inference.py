@@ -11,17 +11,14 @@ from allfives_env.rules.tiles import mask_to_tiles
 from allfives_env.rules.view import player_view
 from allfives_env.vector import VectorAllFives
 from allfives_env.vector import _kernels as K
-from allfives_env.vector.inference import ExclusionTracker, greedy_exclusions
+from allfives_env.vector.inference import ExclusionTracker, view_exclusions
 
 
 def _replayed(view):
     """Per relative seat, the exclusions from the view's events, masked by what the seat has not seen."""
-    events = np.array([(e[0], e[1]) for e in view.events], np.int64).reshape(-1, 2)
-    forbid = np.zeros(4, np.int64)
-    greedy_exclusions(events[:, 0], events[:, 1], len(events), view.seat, view.num_players, view.divisor,
-                      np.zeros((1, K.NUM_FIELDS), np.int8), 0, forbid)
+    forbid = view_exclusions(view, np.zeros(4, np.int64))
     n = view.num_players
-    return [int(forbid[(view.seat + rel) % n]) & view.unseen if rel < n else 0 for rel in range(4)]
+    return [int(forbid[(view.seat + rel) % n]) if rel < n else 0 for rel in range(4)]
 
 
 @pytest.mark.parametrize("num_players", [2, 3, 4])
