@@ -18,7 +18,7 @@ Checkpoint record (``torch.save`` of a dict)::
      "policy": {"net": {"obs_dim", "hidden_sizes", "activation", "skip"[, "action_width", "action_inputs"[, "action_depth"]]},
                 "state_dict": {...}, "num_players": n, "rules": RulesConfig.to_dict(),
                 "encoder": "default", "features": "none" | "reply" | "reply_control" | "lookahead" | "reply_control_belief"
-                | "reply_control_infer"},
+                | "reply_control_infer" | "lookahead_infer"},
      ...}   # training checkpoints add optimizer, RNG and trainer state
 
 A bad file raises :class:`CheckpointError` naming the path and the problem.
@@ -305,7 +305,8 @@ def _with_inference(features: str, infer: bool, path) -> str:
     if not infer:
         return base
     if base + "_infer" not in FEATURES:
-        raise ValueError(f"{path!r} uses features={features!r}: infer=greedy needs reply_control features")
+        raise ValueError(f"{path!r} uses features={features!r}: infer=greedy needs reply_control or lookahead "
+                         f"features")
     return base + "_infer"
 
 

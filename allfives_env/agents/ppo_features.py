@@ -67,12 +67,18 @@ does not hold: callers pass them (``PolicyInput(..., exclusions=)``: the
 :class:`~allfives_env.vector.inference.ExclusionTracker`); without them the
 features are ``"reply_control"``'s.
 
+``"lookahead_infer"`` (6 x 112): ``"lookahead"`` with the same exclusions: the
+next seat's possible tiles narrowed as above (so its modelled greedy reply is
+drawn from fewer tiles: exact against a greedy seat when they pin its hand),
+and the seat after next's too when it is an opponent (3 players).
+
 Zero for draws, passes and illegal actions (the per-placement blocks). A
 policy trained on a set warm-starts on any set that starts with it
 (``init_from``; the new inputs start at zero weight): ``reply`` <
 ``reply_control`` < ``lookahead``, and ``reply_control`` <
-``reply_control_belief``; ``reply_control`` and ``reply_control_infer`` have
-the same inputs, so each warm-starts the other.
+``reply_control_belief``; a ``_infer`` set has the same inputs as the set
+without, so each warm-starts the other (and ``reply_control_infer`` <
+``lookahead_infer``).
 """
 
 import math
@@ -85,11 +91,12 @@ from ..rules.actions import DRAW
 from ..rules.tiles import SUIT_TILES, TILE_HIGH, TILE_LOW
 from .greedy import TIE_RANK
 
-FEATURES = ("none", "reply", "reply_control", "lookahead", "reply_control_belief", "reply_control_infer")
+FEATURES = ("none", "reply", "reply_control", "lookahead", "reply_control_belief", "reply_control_infer",
+            "lookahead_infer")
 #: The parts each feature set appends, in order; a set extends another when that one's parts are a prefix of its.
 _PARTS = {"none": (), "reply": ("reply",), "reply_control": ("reply", "control"),
           "lookahead": ("reply", "control", "lookahead"), "reply_control_belief": ("reply", "control", "belief"),
-          "reply_control_infer": ("reply", "control")}
+          "reply_control_infer": ("reply", "control"), "lookahead_infer": ("reply", "control", "lookahead")}
 _PART_SIZE = {"reply": 2 * DRAW, "control": DRAW, "lookahead": 3 * DRAW, "belief": 28 * 3}
 _ALIGNED = ("reply", "control", "lookahead")  # parts made of 112-value blocks, one value per placement
 #: blocks of 112 values after the observation

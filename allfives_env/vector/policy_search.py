@@ -17,7 +17,7 @@ and one forward pass of the policy answers every trial waiting there. The
 policy sees each trial position as its seat would (the kernels' encoder, equal
 to :class:`~allfives_env.encoders.DefaultEncoder`, and the checkpoint's derived
 features), never the sampled hidden hands. A policy trained with greedy
-exclusions (``features=reply_control_infer``) plays here without them: a trial
+exclusions (``features=*_infer``) plays here without them: a trial
 position carries no hand history to infer them from (``search:policy=`` loads
 it with ``infer=off``).
 """

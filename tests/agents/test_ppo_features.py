@@ -95,7 +95,7 @@ def test_no_features_is_the_observation_itself():
     policy_input = PolicyInput("none", 2, 5)
     obs = np.ones((3, policy_input.size), np.float32)
     assert policy_input(obs, np.ones((3, 114), np.int8)) is obs
-    with pytest.raises(ValueError, match="features='threat' is not allowed; allowed: \\['none', 'reply', 'reply_control', 'lookahead', 'reply_control_belief', 'reply_control_infer'\\]"):
+    with pytest.raises(ValueError, match="features='threat' is not allowed; allowed: \\['none', 'reply', 'reply_control', 'lookahead', 'reply_control_belief', 'reply_control_infer', 'lookahead_infer'\\]"):
         PolicyInput("threat", 2, 5)
 
 

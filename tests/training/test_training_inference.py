@@ -22,13 +22,15 @@ def _weights(path):
     return torch.load(path, map_location="cpu", weights_only=True)["policy"]["state_dict"]
 
 
-def test_collector_feeds_the_exclusions(tmp_path):
-    cfg = load_config("configs/smoke.yaml", [*FAST, "total_timesteps=1024"])
+@pytest.mark.parametrize("features", ["reply_control_infer", "lookahead_infer"])
+def test_collector_feeds_the_exclusions(tmp_path, features):
+    cfg = load_config("configs/smoke.yaml", [*FAST, "total_timesteps=1024", f"features={features}"])
+    assert cfg.features == features
     trainer = Trainer(cfg, str(tmp_path / "run"))
     collector = trainer.collector
     assert collector.exclusions is not None
     batch = collector.collect(trainer.net)
-    plain = PolicyInput("reply_control", 4, collector.config.divisor)
+    plain = PolicyInput(features[:-len("_infer")], 4, collector.config.divisor)
     obs_dim = plain.obs_dim
     stored = collector.buffer.obs[collector.buffer.valid]
     masks = collector.buffer.mask[collector.buffer.valid].astype(np.int8)
@@ -64,7 +66,7 @@ def test_infer_option_of_the_ppo_agent(tmp_path):
     plain = str(tmp_path / "plain")
     assert train_main(["--config", "configs/smoke.yaml", "--run-dir", plain, "eval_every=0", "tensorboard=false",
                        "total_timesteps=1024"]) == 0
-    with pytest.raises(ValueError, match="infer=greedy needs reply_control features"):
+    with pytest.raises(ValueError, match="infer=greedy needs reply_control or lookahead features"):
         make_agent(f"ppo:{plain}/policy.pt,infer=greedy")
     with pytest.raises(ValueError, match="infer='maybe' is not allowed"):
         make_agent("ppo:checkpoints/ppo_4p.pt,infer=maybe")

@@ -51,18 +51,25 @@ def test_tracker_equals_the_replay_of_the_events(num_players):
     assert nonempty > 20
 
 
-def test_exclusions_narrow_the_next_seats_tiles_like_seen_tiles():
-    """Excluding tiles for the next seat gives the reply features of an observation in which the
-    observer had seen those tiles; an exclusion leaving fewer tiles than the seat's hand is ignored."""
-    config = RulesConfig(num_players=4)
-    pin = PolicyInput("reply_control_infer", 4, config.divisor)
-    assert pin.infer and not PolicyInput("reply_control", 4, config.divisor).infer
-    venv = VectorAllFives(num_envs=32, num_players=4)
+@pytest.mark.parametrize("features,num_players", [("reply_control_infer", 4), ("lookahead_infer", 4),
+                                                   ("lookahead_infer", 3)])
+def test_exclusions_narrow_the_opponents_tiles_like_seen_tiles(features, num_players):
+    """Excluding tiles for the opponents gives the derived features of an observation in which the
+    observer had seen those tiles; an exclusion leaving fewer tiles than the seat's hand is ignored.
+    With 4 players the lookahead's last block models the partner, whose tiles the exclusions leave
+    alone (seeing the tiles would narrow them): only the blocks of the next seat compare there."""
+    config = RulesConfig(num_players=num_players)
+    pin = PolicyInput(features, num_players, config.divisor)
+    assert pin.infer and not PolicyInput(features[:-len("_infer")], num_players, config.divisor).infer
+    opponents = [1] if num_players == 4 else list(range(1, num_players))
+    venv = VectorAllFives(num_envs=32, num_players=num_players)
     out = venv.reset(seed=3)
     layout = venv.layout
     hand_off, played_off = layout.offset("hand"), layout.offset("played_by")
+    D = layout.size
+    compared = pin.extra - (K.DRAW if features == "lookahead_infer" and num_players == 4 else 0)
     rng = np.random.default_rng(0)
-    checked = 0
+    checked = changed = 0
     for _ in range(6):
         obs, mask = out.obs.copy(), out.mask.copy()
         for b in range(len(obs)):
@@ -70,20 +77,21 @@ def test_exclusions_narrow_the_next_seats_tiles_like_seen_tiles():
             for rel in range(4):
                 seen |= obs[b, played_off + 28 * rel:played_off + 28 * rel + 28] > 0.5
             unseen = np.flatnonzero(~seen)
-            if mask[b, :K.DRAW].sum() < 2 or len(unseen) < 12:
+            if mask[b, :K.DRAW].sum() < 2 or len(unseen) < 16:
                 continue
             hidden = rng.choice(unseen, size=3, replace=False)
             excl = np.zeros((1, 4), np.int64)
-            excl[0, 1] = sum(1 << int(t) for t in hidden)
+            excl[0, opponents] = sum(1 << int(t) for t in hidden)
             marked = obs[b:b + 1].copy()
             marked[0, played_off + hidden] = 1.0  # "seen": played by the observer
-            got = pin(obs[b:b + 1], mask[b:b + 1], exclusions=excl)[0, obs.shape[1]:]
-            want = pin(marked, mask[b:b + 1])[0, obs.shape[1]:]
+            got = pin(obs[b:b + 1], mask[b:b + 1], exclusions=excl)[0, D:D + compared]
+            want = pin(marked, mask[b:b + 1])[0, D:D + compared]
             assert np.array_equal(got, want)
+            changed += not np.array_equal(got, pin(obs[b:b + 1], mask[b:b + 1])[0, D:D + compared])
             everything = np.zeros((1, 4), np.int64)
-            everything[0, 1] = (1 << 28) - 1
+            everything[0, opponents] = (1 << 28) - 1
             assert np.array_equal(pin(obs[b:b + 1], mask[b:b + 1], exclusions=everything),
                                   pin(obs[b:b + 1], mask[b:b + 1]))
             checked += 1
         out = venv.step(np.array([np.flatnonzero(m)[0] for m in out.mask]))
-    assert checked > 20
+    assert checked > 20 and changed > checked // 2
