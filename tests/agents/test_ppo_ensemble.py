@@ -6,7 +6,7 @@ import torch
 
 from allfives_env.agents import make_agent
 from allfives_env.agents.ppo import CheckpointError, load_policy
-from allfives_env.agents.ppo_features import action_blocks
+from allfives_env.agents.ppo_features import PolicyInput, action_blocks
 from allfives_env.agents.ppo_net import PolicyNet
 from allfives_env.arena import run_match
 from allfives_env.rules import Game, RulesConfig
@@ -19,7 +19,7 @@ FEATURES = "reply_control"
 def small_policy(tmp_path, name, seed):
     """A small 4-player policy file with random (non-zero) weights, so members disagree."""
     rules = load_policy("checkpoints/ppo_4p.pt")[1]
-    obs_dim = make_agent("ppo:checkpoints/ppo_4p.pt").obs_dim
+    obs_dim = PolicyInput(FEATURES, 4, rules.divisor).size
     torch.manual_seed(seed)
     net = PolicyNet(obs_dim, [32], action_width=8, action_inputs=action_blocks(FEATURES, 4))
     with torch.no_grad():

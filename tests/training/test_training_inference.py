@@ -60,9 +60,9 @@ def test_infer_option_of_the_ppo_agent(tmp_path):
     shipped = make_agent("ppo:checkpoints/ppo_3p.pt,infer=greedy")
     assert (shipped.features, shipped.infer) == ("reply_control_infer", "greedy")
     assert make_agent("ppo:checkpoints/ppo_3p.pt").infer == "off"
-    four = make_agent("ppo:checkpoints/ppo_4p.pt")  # shipped with the exclusions since phase 10
-    assert (four.features, four.infer) == ("reply_control_infer", "greedy")
-    assert make_agent("ppo:checkpoints/ppo_4p.pt,infer=off").features == "reply_control"
+    four = make_agent("ppo:checkpoints/ppo_4p.pt")  # shipped with the exclusions since phase 10 (lookahead: 11)
+    assert (four.features, four.infer) == ("lookahead_infer", "greedy")
+    assert make_agent("ppo:checkpoints/ppo_4p.pt,infer=off").features == "lookahead"
     plain = str(tmp_path / "plain")
     assert train_main(["--config", "configs/smoke.yaml", "--run-dir", plain, "eval_every=0", "tensorboard=false",
                        "total_timesteps=1024"]) == 0
