@@ -76,7 +76,7 @@ class TrainConfig:
     hidden_sizes: typing.List[int] = field(default_factory=lambda: [128, 128])
     """widths of the shared MLP trunk"""
     features: str = "none"
-    """derived inputs after the observation: none, reply (the next seat's best reply per placement), reply_control (also the own tiles still fitting), lookahead (also the next seat's expected greedy reply and the following seat's expected best play), reply_control_belief (reply_control, then the exact probability that each other seat holds each unseen tile) or reply_control_infer (reply_control with the tiles the opponents' greedy placements rule out taken from their possible tiles; the collector tracks them per game) or lookahead_infer (lookahead with the same exclusions); agents/ppo_features.py"""
+    """derived inputs after the observation: none, reply (the next seat's best reply per placement), reply_control (also the own tiles still fitting), lookahead (also the next seat's expected greedy reply and the following seat's expected best play), reply_control_belief (reply_control, then the exact probability that each other seat holds each unseen tile), reply_control_infer (reply_control with the tiles the opponents' greedy placements rule out taken from their possible tiles; the collector tracks them per game) or lookahead_infer (lookahead with the same exclusions); agents/ppo_features.py"""
     action_width: int = 0
     """width of the shared action scorer that adds a score to every placement's logit from the state, the placement's tile and slot and its own action-aligned inputs (0: none; agents/ppo_net.py)"""
     action_depth: int = 1

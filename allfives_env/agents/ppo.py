@@ -306,7 +306,7 @@ def _with_inference(features: str, infer: bool, path) -> str:
         return base
     if base + "_infer" not in FEATURES:
         raise ValueError(f"{path!r} uses features={features!r}: infer=greedy needs reply_control or lookahead "
-                         f"features")
+                         "features")
     return base + "_infer"
 
 
