@@ -8,7 +8,7 @@ it. Loading needs torch but none of the training code.
 log-probabilities over the legal actions (paths joined by ``+``; a path
 holding ``+`` or ``,`` cannot be named there).
 ``infer=greedy`` / ``infer=off`` switches the greedy exclusions of a
-``reply_control`` policy's inputs on or off (``features=reply_control_infer``,
+``reply_control`` or ``lookahead`` policy's inputs on or off (``features=*_infer``,
 :mod:`allfives_env.agents.ppo_features`); by default the record's features
 decide. The exclusions come from replaying the view's events.
 
@@ -142,7 +142,7 @@ class PPOAgent(BaseAgent):
 
     With ``ensemble``, the members' log-probabilities over the legal actions are averaged (see
     :meth:`legal_log_probs`); every member needs the same number of players. ``infer`` (default:
-    the file's features) turns the greedy exclusions of ``reply_control`` inputs on or off."""
+    the file's features) turns the greedy exclusions of ``reply_control`` or ``lookahead`` inputs on or off."""
 
     name = "ppo"
 
@@ -158,7 +158,7 @@ class PPOAgent(BaseAgent):
         (self.rules, self.features, self.obs_dim, self.activation, self._layers, self._head,
          self._direct, self._scorer) = _numpy_policy(path)
         self.num_players = self.rules.num_players
-        if infer is not None:  # reply_control and reply_control_infer take the same inputs
+        if infer is not None:  # a set and its _infer variant take the same inputs
             self.features = _with_inference(self.features, infer == "greedy", path)
         self.infer = "greedy" if self.features.endswith("_infer") else "off"
         self._infer_option = infer  # ensemble members get the same option (None: each its own file's)

@@ -91,12 +91,12 @@ from ..rules.actions import DRAW
 from ..rules.tiles import SUIT_TILES, TILE_HIGH, TILE_LOW
 from .greedy import TIE_RANK
 
-FEATURES = ("none", "reply", "reply_control", "lookahead", "reply_control_belief", "reply_control_infer",
-            "lookahead_infer")
 #: The parts each feature set appends, in order; a set extends another when that one's parts are a prefix of its.
 _PARTS = {"none": (), "reply": ("reply",), "reply_control": ("reply", "control"),
-          "lookahead": ("reply", "control", "lookahead"), "reply_control_belief": ("reply", "control", "belief"),
-          "reply_control_infer": ("reply", "control"), "lookahead_infer": ("reply", "control", "lookahead")}
+          "lookahead": ("reply", "control", "lookahead"), "reply_control_belief": ("reply", "control", "belief")}
+#: Sets whose next seats' possible tiles take the greedy exclusions: ``NAME_infer``, the same parts as ``NAME``.
+_PARTS.update({f"{name}_infer": _PARTS[name] for name in ("reply_control", "lookahead")})
+FEATURES = tuple(_PARTS)
 _PART_SIZE = {"reply": 2 * DRAW, "control": DRAW, "lookahead": 3 * DRAW, "belief": 28 * 3}
 _ALIGNED = ("reply", "control", "lookahead")  # parts made of 112-value blocks, one value per placement
 #: blocks of 112 values after the observation
