@@ -1,0 +1,124 @@
+"""Plays agents on recorded deals and lists every decision they make.
+
+The record (``data/shipped_decisions.json``) was made before the architecture
+change of issue 22; ``test_shipped_decisions.py`` replays its deals and checks
+that every agent still makes every decision the same way. Only the reference
+engine and the agent protocol are used, so the record does not depend on how
+the arena draws its deals.
+
+Regenerate (only when a change of play is intended):
+``python tests/agents/decision_record.py --write``.
+"""
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+RECORD_PATH = Path(__file__).with_name("data") / "shipped_decisions.json"
+ROOT = Path(__file__).resolve().parents[2]
+
+#: (players, agent spec per seat, number of games): the shipped policies and every scripted baseline
+MATCHUPS = [
+    (2, ["ppo:checkpoints/ppo_2p.pt", "greedy"], 3),
+    (2, ["search", "ppo:checkpoints/ppo_2p.pt"], 2),
+    (2, ["heuristic", "search"], 2),
+    (3, ["ppo:checkpoints/ppo_3p.pt", "greedy", "heuristic"], 3),
+    (4, ["ppo:checkpoints/ppo_4p.pt", "greedy", "ppo:checkpoints/ppo_4p.pt", "greedy"], 3),
+    (4, ["search", "heuristic", "search", "heuristic"], 1),
+]
+
+
+def _modules():
+    from allfives_env.agents import make_agent
+    from allfives_env.rules import RulesConfig
+    from allfives_env.rules.game import Game
+    from allfives_env.rules.view import player_view
+    return make_agent, RulesConfig, Game, player_view
+
+
+def _agents(specs):
+    make_agent = _modules()[0]
+    return [make_agent(spec.replace("checkpoints/", f"{ROOT}/checkpoints/")) for spec in specs]
+
+
+def _reset(agents, config, seed):
+    for seat, agent in enumerate(agents):
+        agent.reset(seat, config, np.random.default_rng([seed, seat]))
+
+
+def play_and_record(players, specs, seed):
+    """Play one game on fresh deals drawn from ``seed``; returns its record."""
+    _, RulesConfig, Game, player_view = _modules()
+    config = RulesConfig(num_players=players)
+    agents = _agents(specs)
+    _reset(agents, config, seed)
+    game, rng, hands = Game(config), np.random.default_rng(seed), []
+    game.start_game(rng)
+    while True:
+        hand = {"leader": game.leader, "order": _deal_order(game), "decisions": []}
+        while not game.hand_over:
+            legal = game.legal_actions()
+            action = legal[0]
+            if len(legal) > 1:
+                view = player_view(game, game.to_move)
+                action = int(agents[game.to_move].act(view, view.legal_actions))
+            hand["decisions"].append(action)
+            game.step(action)
+        hands.append(hand)
+        if game.game_over:
+            break
+        game.start_next_hand(rng)
+    return {"players": players, "specs": specs, "seed": seed, "hands": hands, "scores": list(game.scores)}
+
+
+def _deal_order(game):
+    from allfives_env.rules.tiles import mask_to_tiles
+    return [t for h in game.hands for t in mask_to_tiles(h)] + list(game.boneyard)
+
+
+def replay_decisions(record):
+    """Replay a record's deals with fresh agents; returns ``(decisions per hand, final scores)``
+    as the agents make them now (a differing decision is played as the agent chose it)."""
+    _, RulesConfig, Game, player_view = _modules()
+    config = RulesConfig(num_players=record["players"])
+    agents = _agents(record["specs"])
+    _reset(agents, config, record["seed"])
+    game, made = Game(config), []
+    size, n = config.tiles_per_hand, config.num_players
+    for k, hand in enumerate(record["hands"]):
+        order = hand["order"]
+        if k == 0:
+            hands = [order[i * size:(i + 1) * size] for i in range(n)]
+            game.start_game(None, hands=hands, boneyard=order[n * size:], leader=hand["leader"])
+        else:
+            game.start_next_hand(None, deal=(hand["leader"], order))
+        made.append([])
+        while not game.hand_over:
+            legal = game.legal_actions()
+            action = legal[0]
+            if len(legal) > 1:
+                view = player_view(game, game.to_move)
+                action = int(agents[game.to_move].act(view, view.legal_actions))
+            made[-1].append(action)
+            game.step(action)
+        if game.game_over:
+            break
+    return made, list(game.scores)
+
+
+def write_record():
+    records = []
+    for m, (players, specs, games) in enumerate(MATCHUPS):
+        for g in range(games):
+            records.append(play_and_record(players, specs, seed=9000 + 100 * m + g))
+    RECORD_PATH.parent.mkdir(exist_ok=True)
+    RECORD_PATH.write_text(json.dumps(records, separators=(",", ":")) + "\n")
+    print(f"wrote {len(records)} games to {RECORD_PATH}")
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] != ["--write"]:
+        sys.exit("usage: python tests/agents/decision_record.py --write")
+    write_record()
