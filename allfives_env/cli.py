@@ -66,7 +66,7 @@ def add_eval(p):
 
 
 def run_eval(args) -> int:
-    from .arena import format_table, run_match
+    from .arena.match import format_table, run_match
 
     if args.rating:
         return run_rate(args)
@@ -93,7 +93,7 @@ def add_rate(p):
 
 
 def run_rate(args) -> int:
-    from .arena import format_ratings, rate_agents
+    from .arena.match import format_ratings, rate_agents
 
     config = _config(args)
     rating = rate_agents(config, args.agents, args.games, seed=args.seed, workers=args.workers,
@@ -143,7 +143,7 @@ def add_play(p):
 
 
 def run_play(args) -> int:
-    from .play import make_console, play_seat_specs, play_session
+    from .play.session import make_console, play_seat_specs, play_session
 
     specs = play_seat_specs(args.players, args.seat, args.agents, args.partner)
     agents = _agents_for(specs)
@@ -163,7 +163,7 @@ def add_watch(p):
 
 
 def run_watch(args) -> int:
-    from .play import make_console, watch_seat_specs, watch_session
+    from .play.session import make_console, watch_seat_specs, watch_session
 
     specs = watch_seat_specs(args.players, args.agents)
     console = make_console(color=False if args.no_color else None)
@@ -181,7 +181,7 @@ def add_replay(p):
 
 
 def run_replay(args) -> int:
-    from .play import load_record, make_console, replay_session
+    from .play.session import load_record, make_console, replay_session
 
     record = load_record(args.record, args.game - 1)
     console = make_console(color=False if args.no_color else None)
@@ -201,8 +201,8 @@ def add_record(p):
 def run_record(args) -> int:
     import io
 
-    from .play import make_console, watch_seat_specs, watch_session
-    from .render_image import render_rgb, save_animation
+    from .play.session import make_console, watch_seat_specs, watch_session
+    from .env.render.image import render_rgb, save_animation
 
     specs = watch_seat_specs(args.players, args.agents)
     names = _names_for(specs)

@@ -16,7 +16,7 @@ import tempfile
 
 import torch
 
-from allfives_env.agents.ppo import FORMAT, VERSION, CheckpointError, policy_record, read_checkpoint
+from allfives_env.agents.ppo.agent import FORMAT, VERSION, CheckpointError, policy_record, read_checkpoint
 
 __all__ = ["CheckpointError", "atomic_write", "atomic_save", "save_checkpoint", "load_checkpoint", "export_policy"]
 

@@ -13,7 +13,7 @@ from dataclasses import MISSING, asdict, dataclass, field, fields
 
 import yaml
 
-from allfives_env.agents.ppo_features import FEATURES
+from allfives_env.agents.ppo.features import FEATURES
 
 
 CRITICS = ("shared", "privileged")

@@ -18,7 +18,7 @@ policy export never holds it, so a played agent cannot read hidden tiles.
 import torch
 from torch import nn
 
-from allfives_env.agents.ppo_net import ACTIVATIONS
+from allfives_env.agents.ppo.network import ACTIVATIONS
 
 TILES = 28
 NUM_GAME_TYPES = 4  # self, pool, greedy, random (training.rollout.OPPONENT_TYPES)

@@ -20,7 +20,7 @@ teacher's). Two engines give the same records:
 
 * ``compiled`` (the default for a ``search`` teacher against ``greedy``): the
   batched environment and the compiled search
-  (:mod:`allfives_env.vector.search`; :mod:`training.distill_vector`), about
+  (:mod:`allfives_env.agents.search_compiled`; :mod:`training.distill_vector`), about
   fifteen times faster than the Python search (4-player ``search:samples=144``:
   about 4 ms of CPU per decision against 55 ms);
 * ``arena``: any teacher with ``action_values(view, legal)`` and any opponent,
@@ -52,9 +52,9 @@ import numpy as np
 from allfives_env.agents import make_agent
 from allfives_env.agents.base import BaseAgent
 from allfives_env.agents.greedy import greedy_action
-from allfives_env.agents.ppo import CheckpointError, PPOAgent
+from allfives_env.agents.ppo.agent import CheckpointError, PPOAgent
 from allfives_env.agents.search import best_action
-from allfives_env.arena import play_game
+from allfives_env.arena.match import play_game
 from allfives_env.rules.actions import NUM_ACTIONS
 
 from .distill_data import write_shard

@@ -3,8 +3,8 @@
 import numpy as np
 import torch
 
-from allfives_env.agents.ppo import CheckpointError, build_policy, policy_features, read_checkpoint
-from allfives_env.agents.ppo_net import masked_logits
+from allfives_env.agents.ppo.agent import CheckpointError, build_policy, policy_features, read_checkpoint
+from allfives_env.agents.ppo.network import masked_logits
 from allfives_env.rules.config import RulesConfig
 
 from .checkpoint import export_policy
@@ -36,7 +36,7 @@ def train(student, data, out, epochs=4, lr=3e-4, batch_size=512, temperature=0.0
     torch.manual_seed(seed)
     net = build_policy(policy, student)
     if hidden_sizes:
-        from allfives_env.agents.ppo_net import PolicyNet
+        from allfives_env.agents.ppo.network import PolicyNet
 
         net = PolicyNet(**{**net.spec(), "hidden_sizes": hidden_sizes})
         value_coef = 0.0

@@ -6,7 +6,7 @@ about fifteen times faster: ``num_envs`` games run in one
 by the environment); the student's side alternates from one game to the next
 in each slot; the opponents play greedy (the compiled :func:`greedy_move`,
 exactly the greedy agent); every student decision with a choice is labelled
-with :func:`allfives_env.vector.search.search_values` (the search agent's
+with :func:`allfives_env.agents.search_compiled.search_values` (the search agent's
 values, tested equal in definition to the Python agent's).
 """
 
@@ -15,12 +15,12 @@ import time
 import numpy as np
 
 from allfives_env.agents import make_agent
-from allfives_env.agents.ppo_features import PolicyInput
+from allfives_env.agents.ppo.features import PolicyInput
 from allfives_env.agents.search import DEFAULT_SAMPLES
 from allfives_env.rules.actions import DRAW, NUM_ACTIONS
 from allfives_env.vector import VectorAllFives
-from allfives_env.vector import _kernels as K
-from allfives_env.vector.search import Searcher, greedy_move
+from allfives_env.compiled.state import C_DIVISOR
+from allfives_env.agents.search_compiled import Searcher, greedy_move
 
 from .distill_data import write_shard
 
@@ -63,7 +63,7 @@ def collect_shard(student_path, teacher_options, beta, seed, games, path, num_en
     active = np.ones(B, bool)
     records = []
     st, hands, cfg = venv._st, venv._hands, venv._cfg
-    divisor = int(cfg[K.C_DIVISOR])
+    divisor = int(cfg[C_DIVISOR])
     actions = np.zeros(B, np.int64)
     while finished < games:
         # opponents (and the student's forced moves) first; then every student choice, labelled

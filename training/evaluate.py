@@ -11,7 +11,7 @@ every run, sees the same games.
 import os
 import time
 
-from allfives_env.arena import run_match
+from allfives_env.arena.match import run_match
 
 from .checkpoint import export_policy
 

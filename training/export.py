@@ -15,7 +15,7 @@ writes as ``averaged_policy.pt`` at its end).
 import argparse
 import sys
 
-from allfives_env.agents.ppo import CheckpointError, build_policy, policy_features, read_checkpoint
+from allfives_env.agents.ppo.agent import CheckpointError, build_policy, policy_features, read_checkpoint
 from allfives_env.rules.config import RulesConfig
 
 from .checkpoint import export_policy, load_checkpoint

@@ -36,8 +36,8 @@ import torch
 import yaml
 from torch.optim.swa_utils import AveragedModel
 
-from allfives_env.agents.ppo_features import action_blocks
-from allfives_env.agents.ppo_net import PolicyNet
+from allfives_env.agents.ppo.features import action_blocks
+from allfives_env.agents.ppo.network import PolicyNet
 
 from .checkpoint import CheckpointError, export_policy, load_checkpoint, save_checkpoint
 from .config import ConfigError, TrainConfig, field_docs, load_config, make_config, parse_override, to_dict
@@ -416,8 +416,8 @@ def warm_start(net, path, rules, features):
     and slot embeddings hold one column per unit: the new units' columns
     start at zero, like every column beyond the file's block; their context
     and feature weights in are random.)"""
-    from allfives_env.agents.ppo import build_policy, policy_features, read_checkpoint
-    from allfives_env.agents.ppo_features import extends
+    from allfives_env.agents.ppo.agent import build_policy, policy_features, read_checkpoint
+    from allfives_env.agents.ppo.features import extends
 
     policy = read_checkpoint(path)["policy"]
     if policy["num_players"] != rules.num_players:

@@ -31,12 +31,12 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from allfives_env.agents.ppo_features import PolicyInput
-from allfives_env.agents.ppo_net import PolicyNet
+from allfives_env.agents.ppo.features import PolicyInput
+from allfives_env.agents.ppo.network import PolicyNet
 from allfives_env.rules.actions import DRAW, NUM_ACTIONS
 from allfives_env.rules.tiles import heaviness
 from allfives_env.vector import VectorAllFives
-from allfives_env.vector.inference import ExclusionTracker
+from allfives_env.agents.inference import ExclusionTracker
 
 from .critic import NUM_GAME_TYPES, privileged_size
 

@@ -10,7 +10,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from allfives_env.agents.ppo_net import masked_logits
+from allfives_env.agents.ppo.network import masked_logits
 
 
 def evaluate_actions(net, obs, mask, actions):

@@ -22,7 +22,7 @@ control, shedding): in 100 duplicate 2-player games against the heuristic the se
 won 51% without the prior and 63% with ``prior_weight=1`` (70% in the 200
 games of ``benchmarks/agent_strength.py``).
 ``engine=compiled`` runs the same search on the numba kernels of the batched
-environment (:mod:`allfives_env.vector.search`): about fifty times faster per
+environment (:mod:`allfives_env.agents.search_compiled`): about fifty times faster per
 decision (``benchmarks/search_speed.py``), with its own random stream, so not
 the same worlds as ``engine=python``.
 ``policy=PATH`` (a PPO checkpoint for this number of players; implies
@@ -33,7 +33,7 @@ side's learned play rather than of greedy's.
 ``infer=greedy`` (compiled engine) samples only worlds in which every opponent's
 placements this hand were greedy's choices: each tile that would have scored
 more, or tied and ranked higher, than what it played is kept out of its hand
-(:func:`allfives_env.vector.inference.greedy_exclusions`). Exact against greedy
+(:func:`allfives_env.agents.inference.greedy_exclusions`). Exact against greedy
 opponents; against others it is a model, dropped for any world it cannot fit.
 Budget options:
 ``samples`` (worlds per move; default :data:`DEFAULT_SAMPLES` by player
@@ -89,7 +89,7 @@ class SearchAgent(BaseAgent):
         self._compiled = None
         self._policy = None
         if policy is not None:
-            from .ppo import PPOAgent
+            from .ppo.agent import PPOAgent
 
             # without greedy exclusions: the rollouts' positions carry no hand history to infer them from
             self._policy = PPOAgent(str(policy), infer="off")
@@ -108,7 +108,7 @@ class SearchAgent(BaseAgent):
         super().reset(seat, config, rng)
         self._samples = self.samples or DEFAULT_SAMPLES[config.num_players]
         if self.engine == "compiled":
-            from ..vector.search import CompiledSearch
+            from .search_compiled import CompiledSearch
 
             if self._policy is not None:
                 self._policy.reset(seat, config, rng)  # checks the players and the input size

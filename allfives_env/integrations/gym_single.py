@@ -51,8 +51,8 @@ import numpy as np
 from gymnasium import spaces
 
 from ..agents.base import BaseAgent, make_agent
-from ..encoders import make_encoder
-from ..env import IllegalActionError, raw_env
+from ..env.encoders import make_encoder
+from ..env.aec import IllegalActionError, raw_env
 from ..rules.actions import NUM_ACTIONS
 from ..rules.view import player_view
 

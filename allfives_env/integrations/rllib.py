@@ -39,7 +39,7 @@ from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 
-from ..env import raw_env
+from ..env.aec import raw_env
 from .gym_single import PolicyAgent
 from ..rules.actions import NUM_ACTIONS
 

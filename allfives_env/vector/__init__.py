@@ -2,12 +2,12 @@
 
 Runs on numba (a core dependency). The rules are those of the pure-Python engine
 (:mod:`allfives_env.rules`, the reference) re-written as numba kernels over
-arrays (:mod:`allfives_env.vector._kernels`); a differential test plays
+arrays (:mod:`allfives_env.compiled`); a differential test plays
 thousands of games through both, comparing every step.
 
 Usage::
 
-    from allfives_env.vector import VectorAllFives, make_rng_state, random_legal_actions
+    from . import VectorAllFives, make_rng_state, random_legal_actions
 
     venv = VectorAllFives(num_envs=1024, num_players=2, episode="game", reward="points",
                           auto_forced=False, **rule_options)   # hand_size, target, ...
@@ -69,7 +69,7 @@ Memory: 2.6 kB (2 players) to 3.2 kB (4 players) per game, mostly the two
 observation buffers: B = 65,536 takes 161-200 MiB. ``venv.memory_bytes()``
 reports it.
 
-Speed: the games are stepped by one numba kernel (``_kernels.step_all_serial``)
+Speed: the games are stepped by one numba kernel (``compiled.step.step_all_serial``)
 with no allocation and no reference counting per step; about 0.45-0.6 us of
 CPU per decision including the observation, the mask and a random action
 (``benchmarks/vector_speed.py`` measures it next to the AEC env).

@@ -4,12 +4,15 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from ..encoders import default_layout
-from ..env import ENV_OPTIONS, EPISODES, REWARDS
+from ..env.encoders import default_layout
+from ..env.options import ENV_OPTIONS, EPISODES, REWARDS, EnvOptions, check_bool
 from ..rules.actions import NUM_ACTIONS, action_name
 from ..rules.config import RulesConfig
 from ..rules.game import validate_deal, validate_scores
-from . import _kernels as K
+from ..compiled import rng as compiled_rng
+from ..compiled.rng import seed_streams
+from ..compiled.state import kernel_config, C_AUTO_FORCED, C_DIVISOR, C_EPISODE, C_FIRST_LEADER, C_HAND_SIZE, C_N, C_REWARD, C_SCORING, C_SIDES, NUM_CFG, NUM_FIELDS, OBS_PARTS
+from ..compiled.step import reset_all, set_deal, step_all_parallel, step_all_serial
 
 _TILE_SHIFTS = np.arange(28, dtype=np.int64)
 
@@ -71,8 +74,7 @@ class VectorAllFives:
         if unknown:
             allowed = ["num_envs", "num_players", *ENV_OPTIONS, "parallel", *allowed_rules]
             raise ValueError(f"unknown option(s) {unknown}; allowed: {allowed}")
-        _check("episode", episode, EPISODES)
-        _check("reward", reward, REWARDS)
+        options = EnvOptions(episode=episode, reward=reward, auto_forced=auto_forced)
         if encoder != "default":
             raise ValueError(f"encoder={encoder!r} is not allowed; the vector env builds only 'default' observations")
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
@@ -81,8 +83,8 @@ class VectorAllFives:
         self.num_envs = B = int(num_envs)
         self.num_players = n = self.config.num_players
         self.num_sides = sides = self.config.num_sides
-        self.episode, self.reward_mode, self.auto_forced = episode, reward, bool(auto_forced)
-        self.parallel = bool(parallel)
+        self.episode, self.reward_mode, self.auto_forced = episode, reward, options.auto_forced
+        self.parallel = check_bool("parallel", parallel)
         self.layout = default_layout(n)
         self.observation_size = D = self.layout.size
         self.num_actions = NUM_ACTIONS
@@ -90,7 +92,7 @@ class VectorAllFives:
         self._cfg, self._fcfg, self._off = kernel_config(self.config, self.layout, episode, reward, self.auto_forced)
 
         # game state (structure of arrays, one row per game)
-        self._st = np.zeros((B, K.NUM_FIELDS), np.int8)
+        self._st = np.zeros((B, NUM_FIELDS), np.int8)
         self._hands = np.zeros((B, 8), np.int64)
         self._scores = np.zeros((B, sides), np.float64)
         self._hstart = np.zeros((B, sides), np.float64)
@@ -111,11 +113,11 @@ class VectorAllFives:
         """A new game in every env. ``seed`` (a non-negative int or None for fresh
         entropy) fixes every later deal and leader draw of every game."""
         base = np.random.SeedSequence(seed).generate_state(1, np.uint64)[0]
-        K.seed_streams(self._rng, base)
+        seed_streams(self._rng, base)
         out = self._out
         out.rewards[:] = 0.0
         out.terminated[:] = False
-        K.reset_all(self._st, self._hands, self._scores, self._hstart, self._rng, self._cfg, self._fcfg,
+        reset_all(self._st, self._hands, self._scores, self._hstart, self._rng, self._cfg, self._fcfg,
                     self._off, out.to_move, out.obs, out.mask, out.scores, out.new_hand)
         self._started = True
         return out
@@ -136,7 +138,7 @@ class VectorAllFives:
         if actions.dtype != np.int64:
             actions = actions.astype(np.int64)
         out = self._out
-        kernel = K.step_all_parallel if self.parallel else K.step_all_serial
+        kernel = step_all_parallel if self.parallel else step_all_serial
         bad = kernel(actions, self._st, self._hands, self._scores, self._hstart, self._gains, self._rng,
                      self._cfg, self._fcfg, self._off, out.to_move, out.obs, out.mask, out.rewards,
                      out.terminated, out.scores, out.new_hand, out.final_obs, out.final_scores,
@@ -180,7 +182,7 @@ class VectorAllFives:
             start = [0.0] * self.num_sides if scores is None or scores[k] is None else \
                 validate_scores(self.config, list(scores[k]))
             order = np.array([t for hand in hand_lists for t in hand] + bone, np.int64)
-            K.set_deal(b, order, int(leader), np.array(start, np.float64), self._st, self._hands, self._scores,
+            set_deal(b, order, int(leader), np.array(start, np.float64), self._st, self._hands, self._scores,
                        self._hstart, self._cfg, self._fcfg, self._off, out.to_move, out.obs, out.mask,
                        out.scores, out.new_hand)
         return out
@@ -223,40 +225,17 @@ class VectorAllFives:
                          f"legal now: {self.legal_actions(b)} = {legal}; no game was stepped")
 
 
-def kernel_config(config, layout, episode, reward, auto_forced):
-    """The kernels' ``(cfg, fcfg, off)`` arrays for these rules, env options and observation layout."""
-    cfg = np.zeros(K.NUM_CFG, np.int64)
-    cfg[K.C_N], cfg[K.C_SIDES] = config.num_players, config.num_sides
-    cfg[K.C_HAND_SIZE] = config.tiles_per_hand
-    cfg[K.C_DIVISOR] = config.divisor
-    cfg[K.C_SCORING] = ("bonus", "bonus_net", "penalty").index(config.hand_scoring)
-    cfg[K.C_FIRST_LEADER] = ("random", "heaviest_tile").index(config.first_leader)
-    cfg[K.C_EPISODE] = EPISODES.index(episode)
-    cfg[K.C_REWARD] = REWARDS.index(reward)
-    cfg[K.C_AUTO_FORCED] = int(auto_forced)
-    # the same float64 factors as DefaultEncoder, so observations agree bit for bit
-    fcfg = np.array([config.target_points, 1.0 / config.target_points, 1.0 / max(1, config.boneyard_size)], np.float64)
-    assert tuple(layout.parts) == K.OBS_PARTS, "the default layout changed; update _kernels.OBS_PARTS"
-    off = np.array([layout.offset(name) for name in K.OBS_PARTS], np.int64)
-    return cfg, fcfg, off
-
-
-def _check(name, value, allowed):
-    if value not in allowed:
-        raise ValueError(f"{name}={value!r} is not allowed; allowed: {list(allowed)}")
-
-
 def random_legal_actions(mask, rng_state, out=None) -> np.ndarray:
     """A uniformly random legal action per row of ``mask`` (B, 114), drawn from the
     per-row uint64 streams ``rng_state`` (B,) (made by :func:`make_rng_state`); fast
     enough to drive benchmarks and rollouts at millions of decisions per second."""
     if out is None:
         out = np.empty(mask.shape[0], np.int64)
-    return K.random_legal_actions(mask, rng_state, out)
+    return compiled_rng.random_legal_actions(mask, rng_state, out)
 
 
 def make_rng_state(seed, num) -> np.ndarray:
     """``num`` independent SplitMix64 streams from ``seed`` for :func:`random_legal_actions`."""
     rng = np.zeros(num, np.uint64)
-    K.seed_streams(rng, np.random.SeedSequence(seed).generate_state(1, np.uint64)[0])
+    seed_streams(rng, np.random.SeedSequence(seed).generate_state(1, np.uint64)[0])
     return rng

@@ -5,10 +5,10 @@ import pytest
 import torch
 
 from allfives_env.agents import make_agent
-from allfives_env.agents.ppo import CheckpointError, load_policy
-from allfives_env.agents.ppo_features import PolicyInput, action_blocks
-from allfives_env.agents.ppo_net import PolicyNet
-from allfives_env.arena import run_match
+from allfives_env.agents.ppo.agent import CheckpointError, load_policy
+from allfives_env.agents.ppo.features import PolicyInput, action_blocks
+from allfives_env.agents.ppo.network import PolicyNet
+from allfives_env.arena.match import run_match
 from allfives_env.rules import Game, RulesConfig
 from allfives_env.rules.view import player_view
 from training.checkpoint import export_policy

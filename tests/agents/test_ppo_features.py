@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from allfives_env.agents.greedy import greedy_action
-from allfives_env.agents.ppo_features import PolicyInput, feature_size
-from allfives_env.encoders import DefaultEncoder
+from allfives_env.agents.ppo.features import PolicyInput, feature_size
+from allfives_env.env.encoders import DefaultEncoder
 from allfives_env.rules import DRAW, RulesConfig
 from allfives_env.rules.tiles import SUIT_TILES, TILE_HIGH, TILE_LOW, mask_to_tiles
 
@@ -251,7 +251,7 @@ def test_belief_features_match_enumerated_deals(num_players):
 
 
 def test_belief_extends_reply_control_only():
-    from allfives_env.agents.ppo_features import extends
+    from allfives_env.agents.ppo.features import extends
 
     assert extends("reply_control_belief", "reply_control") and extends("reply_control_belief", "none")
     assert not extends("reply_control_belief", "lookahead") and not extends("lookahead", "reply_control_belief")

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from allfives_env.encoders import EVENT_FEATURES, DefaultEncoder, HistoryEncoder, default_layout
+from allfives_env.env.encoders import EVENT_FEATURES, DefaultEncoder, HistoryEncoder, default_layout
 from allfives_env.rules import DRAW, Game, RulesConfig, encode
 
 from support import random_states

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 import allfives_env
-from allfives_env.encoders import HistoryEncoder
+from allfives_env.compiled import aec, state
+from allfives_env.env.encoders import HistoryEncoder
 from allfives_env.env import IllegalActionError
 from allfives_env.rules.actions import DRAW, PASS
 
@@ -120,12 +121,12 @@ def _permute_hidden(core, observer, rng):
     """Copies of the compiled core's state arrays with every tile the observer
     cannot see (not in its hand, not played) permuted: other hands, the whole deal
     order (boneyard included) and another seat's pending drawn tile."""
-    K = core._K
+
     st, hands = core._st.copy(), core._hands.copy()
     n = core.config.num_players
     played = 0
     for seat in range(n):
-        played |= int(hands[0, K.PLAYED_MASK + seat])
+        played |= int(hands[0, state.PLAYED_MASK + seat])
     hidden = [t for t in range(28) if not (int(hands[0, observer]) >> t & 1) and not (played >> t & 1)]
     mapping = dict(zip(hidden, rng.permutation(hidden).tolist()))
     for seat in range(n):
@@ -133,10 +134,10 @@ def _permute_hidden(core, observer, rng):
             old = int(hands[0, seat])
             hands[0, seat] = sum(1 << mapping.get(t, t) for t in range(28) if old >> t & 1)
     for i in range(28):
-        st[0, K.ORDER + i] = mapping.get(int(st[0, K.ORDER + i]), int(st[0, K.ORDER + i]))
-    must = int(st[0, K.MUST_PLAY])
-    if must >= 0 and int(st[0, K.TO_MOVE]) != observer:
-        st[0, K.MUST_PLAY] = mapping[must]
+        st[0, state.ORDER + i] = mapping.get(int(st[0, state.ORDER + i]), int(st[0, state.ORDER + i]))
+    must = int(st[0, state.MUST_PLAY])
+    if must >= 0 and int(st[0, state.TO_MOVE]) != observer:
+        st[0, state.MUST_PLAY] = mapping[must]
     return st, hands, any(mapping[t] != t for t in hidden)
 
 
@@ -145,7 +146,7 @@ def test_compiled_observations_never_read_hidden_tiles(num_players):
     """No leak in the kernels' encoder: with every hidden tile permuted, each
     seat's observation (and the mover's mask) is unchanged, at every decision."""
     env = allfives_env.env(num_players=num_players, backend="numba")
-    core, K = env.unwrapped.core, env.unwrapped.core._K
+    core = env.unwrapped.core
     rng, chooser = np.random.default_rng(num_players), np.random.default_rng(7)
     obs = np.zeros_like(core._obs)
     masks = np.zeros_like(core.masks)
@@ -161,11 +162,11 @@ def test_compiled_observations_never_read_hidden_tiles(num_players):
                 st, hands, changed = _permute_hidden(core, observer, rng)
                 moved += changed
                 if observer == core.to_move:
-                    assert K.aec_settle(st, hands, core._scores.copy(), core._gains.copy(), core._cfg, core._fcfg,
+                    assert aec.aec_settle(st, hands, core._scores.copy(), core._gains.copy(), core._cfg, core._fcfg,
                                         core._off, obs, masks) == observer
                     np.testing.assert_array_equal(masks, core.masks)
                 else:
-                    K.aec_observe(observer, st, hands, core._scores, core._cfg, core._fcfg, core._off, obs, masks)
+                    aec.aec_observe(observer, st, hands, core._scores, core._cfg, core._fcfg, core._off, obs, masks)
                 np.testing.assert_array_equal(obs[0], core.observe(observer))
             legal = np.flatnonzero(observation["action_mask"])
             env.step(int(legal[chooser.integers(len(legal))]))

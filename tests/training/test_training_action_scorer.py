@@ -6,10 +6,10 @@ import pytest
 import torch
 
 from allfives_env.agents import make_agent
-from allfives_env.agents.ppo import load_policy
-from allfives_env.agents.ppo_features import PolicyInput, action_blocks, feature_size
-from allfives_env.agents.ppo_net import PolicyNet
-from allfives_env.encoders import default_layout
+from allfives_env.agents.ppo.agent import load_policy
+from allfives_env.agents.ppo.features import PolicyInput, action_blocks, feature_size
+from allfives_env.agents.ppo.network import PolicyNet
+from allfives_env.env.encoders import default_layout
 from allfives_env.rules.actions import DRAW, NUM_ACTIONS
 from allfives_env.vector import VectorAllFives
 from training.checkpoint import CheckpointError, export_policy

@@ -5,8 +5,8 @@ exactly, is exported at a run's end and by ``training.export --averaged``, and p
 import pytest
 import torch
 
-from allfives_env.agents.ppo import CheckpointError
-from allfives_env.arena import run_match
+from allfives_env.agents.ppo.agent import CheckpointError
+from allfives_env.arena.match import run_match
 from allfives_env.rules.config import RulesConfig
 from training.config import ConfigError, load_config
 from training.export import main as export_main

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 
-from allfives_env.agents.ppo_net import PolicyNet
+from allfives_env.agents.ppo.network import PolicyNet
 from allfives_env.vector import VectorAllFives
 from training.config import ConfigError, load_config
 from training.critic import PrivilegedCritic, privileged_size

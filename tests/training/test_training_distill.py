@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from allfives_env.agents import make_agent
-from allfives_env.agents.ppo import PPOAgent
-from allfives_env.arena import play_game
+from allfives_env.agents.ppo.agent import PPOAgent
+from allfives_env.arena.match import play_game
 from allfives_env.rules.actions import DRAW
 from training import distill
 from training.distill_data import load_shards, teacher_targets
@@ -105,7 +105,7 @@ def test_training_moves_the_student_toward_the_teacher(shards, tmp_path):
     agent = make_agent(f"ppo:{tmp_path / 'p.pt'}")
     assert isinstance(agent, PPOAgent)
     # the written file is the trained network: its agreement on the training rows is what train() reported
-    from allfives_env.agents.ppo import load_policy
+    from allfives_env.agents.ppo.agent import load_policy
 
     net, _, _ = load_policy(str(tmp_path / "p.pt"))
     rows = ~d["holdout"]
@@ -142,7 +142,7 @@ def _smoke(run, *overrides):
 
 
 def test_ppo_with_distill_data_moves_the_policy_toward_the_teacher(shards, tmp_path):
-    from allfives_env.agents.ppo import load_policy
+    from allfives_env.agents.ppo.agent import load_policy
 
     out, _ = shards
     data = str(out / "data")

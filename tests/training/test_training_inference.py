@@ -7,8 +7,8 @@ import pytest
 import torch
 
 from allfives_env.agents import make_agent
-from allfives_env.agents.ppo import read_checkpoint
-from allfives_env.agents.ppo_features import PolicyInput
+from allfives_env.agents.ppo.agent import read_checkpoint
+from allfives_env.agents.ppo.features import PolicyInput
 from training.config import load_config
 from training.ppo import Trainer
 from training.ppo import main as train_main

@@ -2,7 +2,7 @@
 
 import os
 
-from allfives_env.arena import run_match
+from allfives_env.arena.match import run_match
 from allfives_env.rules.config import RulesConfig
 from training.config import load_config
 from training.ppo import train

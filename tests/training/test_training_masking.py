@@ -5,8 +5,8 @@ import torch
 
 import allfives_env
 from allfives_env.agents import greedy_action
-from allfives_env.agents.ppo_net import PolicyNet, masked_entropy
-from allfives_env.encoders import default_layout
+from allfives_env.agents.ppo.network import PolicyNet, masked_entropy
+from allfives_env.env.encoders import default_layout
 from allfives_env.rules.actions import NUM_ACTIONS
 from training.rollout import greedy_actions, random_actions, sample_actions
 from training.update import evaluate_actions

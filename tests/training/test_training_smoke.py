@@ -9,8 +9,8 @@ import pytest
 import torch
 
 from allfives_env.agents import make_agent
-from allfives_env.agents.ppo import CheckpointError
-from allfives_env.arena import run_match
+from allfives_env.agents.ppo.agent import CheckpointError
+from allfives_env.arena.match import run_match
 from allfives_env.cli import main as cli_main
 from allfives_env.rules.config import RulesConfig
 from training.checkpoint import load_checkpoint
@@ -104,8 +104,8 @@ def test_reply_features_warm_start_from_a_plain_policy_and_play(tmp_path):
     carries features='reply' so the arena builds the same input."""
     import numpy as np
 
-    from allfives_env.agents.ppo import build_policy, read_checkpoint
-    from allfives_env.agents.ppo_features import PolicyInput
+    from allfives_env.agents.ppo.agent import build_policy, read_checkpoint
+    from allfives_env.agents.ppo.features import PolicyInput
     from training.ppo import Trainer
 
     plain = str(tmp_path / "plain")

@@ -4,14 +4,14 @@ replay of a view's events used at play time, and the features take them as the d
 import numpy as np
 import pytest
 
-from allfives_env.agents.ppo_features import PolicyInput
+from allfives_env.agents.ppo.features import PolicyInput
 from allfives_env.rules.config import RulesConfig
 from allfives_env.rules.game import Game
 from allfives_env.rules.tiles import mask_to_tiles
 from allfives_env.rules.view import player_view
 from allfives_env.vector import VectorAllFives
-from allfives_env.vector import _kernels as K
-from allfives_env.vector.inference import ExclusionTracker, view_exclusions
+from allfives_env.compiled.state import DRAW
+from allfives_env.agents.inference import ExclusionTracker, view_exclusions
 
 
 def _replayed(view):
@@ -67,7 +67,7 @@ def test_exclusions_narrow_the_opponents_tiles_like_seen_tiles(features, num_pla
     layout = venv.layout
     hand_off, played_off = layout.offset("hand"), layout.offset("played_by")
     D = layout.size
-    compared = pin.extra - (K.DRAW if features == "lookahead_infer" and num_players == 4 else 0)
+    compared = pin.extra - (DRAW if features == "lookahead_infer" and num_players == 4 else 0)
     rng = np.random.default_rng(0)
     checked = changed = 0
     for _ in range(6):
@@ -77,7 +77,7 @@ def test_exclusions_narrow_the_opponents_tiles_like_seen_tiles(features, num_pla
             for rel in range(4):
                 seen |= obs[b, played_off + 28 * rel:played_off + 28 * rel + 28] > 0.5
             unseen = np.flatnonzero(~seen)
-            if mask[b, :K.DRAW].sum() < 2 or len(unseen) < 16:
+            if mask[b, :DRAW].sum() < 2 or len(unseen) < 16:
                 continue
             hidden = rng.choice(unseen, size=3, replace=False)
             excl = np.zeros((1, 4), np.int64)

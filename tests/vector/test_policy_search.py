@@ -10,15 +10,16 @@ import numpy as np
 import pytest
 
 from allfives_env.agents.greedy import greedy_action
-from allfives_env.agents.ppo import PPOAgent
-from allfives_env.agents.ppo_features import PolicyInput
-from allfives_env.arena import run_match
+from allfives_env.agents.ppo.agent import PPOAgent
+from allfives_env.agents.ppo.features import PolicyInput
+from allfives_env.arena.match import run_match
 from allfives_env.rules.actions import DRAW
 from allfives_env.rules.config import RulesConfig
 from allfives_env.rules.view import player_view
 from allfives_env.vector import VectorAllFives, make_rng_state, random_legal_actions
-from allfives_env.vector import _kernels as K
-from allfives_env.vector import search as S
+from allfives_env.compiled.rules import apply_action
+from allfives_env.compiled.state import F_TARGET, GAME_OVER, HAND_OVER, WINNERS
+from allfives_env.agents import search_compiled as S
 from allfives_env.vector.policy_search import PolicySearcher
 
 from support import paired_positions, placements
@@ -81,14 +82,14 @@ def test_policy_rollouts_equal_a_python_play_out(num_players):
         searcher.reserve(len(legal))
         for k, action in enumerate(legal):
             S.copy_game(venv._st, venv._hands, venv._scores, 0, searcher.tst, searcher.thands, searcher.tscores, k)
-            K.apply_action(searcher.tst, k, searcher.thands, searcher.tscores, searcher.tgains, venv._cfg,
-                           venv._fcfg[K.F_TARGET], action)
+            apply_action(searcher.tst, k, searcher.thands, searcher.tscores, searcher.tgains, venv._cfg,
+                           venv._fcfg[F_TARGET], action)
         searcher.play_out(len(legal), side, venv._cfg, venv._fcfg, venv._off)
         for k, action in enumerate(legal):
             want = _python_play_out(game, action, side, policy)
             assert list(searcher.tscores[k]) == list(want.scores)
-            assert bool(searcher.tst[k, K.GAME_OVER]) == want.game_over
-            assert searcher.tst[k, K.HAND_OVER] == 1
+            assert bool(searcher.tst[k, GAME_OVER]) == want.game_over
+            assert searcher.tst[k, HAND_OVER] == 1
         positions += 1
         if positions == 12:
             break
@@ -106,14 +107,14 @@ def test_policy_search_values_average_the_play_outs_and_add_the_prior():
     legal, values = bare.values(venv._st, venv._hands, venv._scores, 0, venv._cfg, venv._fcfg, venv._off)
     side = game.config.side_of(game.to_move)
     gains = bare.tscores[:6 * len(legal), :] - np.array(game.scores)
-    won = bare.tst[:6 * len(legal), K.GAME_OVER] * np.where((bare.tst[:6 * len(legal), K.WINNERS] >> side) & 1, 1, -1)
+    won = bare.tst[:6 * len(legal), GAME_OVER] * np.where((bare.tst[:6 * len(legal), WINNERS] >> side) & 1, 1, -1)
     per_trial = gains[:, side] - gains[:, 1 - side] + 100.0 * won
     assert values == pytest.approx(per_trial.reshape(6, len(legal)).mean(0))
     with_prior = PolicySearcher(policy, 2, samples=6, prior_weight=1.0, seed=9)
     _, values_prior = with_prior.values(venv._st, venv._hands, venv._scores, 0, venv._cfg, venv._fcfg, venv._off)
     searcher = S.Searcher(2)
     n = S.legal_placements(venv._st, 0, venv._hands, searcher.legal)
-    S.heuristic_values(venv._st, 0, venv._hands, venv._scores, venv._cfg, venv._fcfg[K.F_TARGET], searcher.legal, n,
+    S.heuristic_values(venv._st, 0, venv._hands, venv._scores, venv._cfg, venv._fcfg[F_TARGET], searcher.legal, n,
                        S.HEURISTIC_WEIGHTS, searcher.wst, searcher.whands, searcher.wscores, 2, searcher.replies,
                        searcher.prior)
     assert values_prior == pytest.approx(values + np.minimum(searcher.prior[:n], 1e3))

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from allfives_env.encoders import default_layout
+from allfives_env.env.encoders import default_layout
 from allfives_env.rules.actions import DRAW
 from allfives_env.vector import VectorAllFives, make_rng_state, random_legal_actions
 

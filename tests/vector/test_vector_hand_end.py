@@ -9,17 +9,19 @@ from numba import njit
 from allfives_env.rules import Game, RulesConfig
 from allfives_env.rules.scoring import hand_end_points
 from allfives_env.rules.tiles import mask_pips
-from allfives_env.vector import _kernels as K
+from allfives_env.compiled import rules as compiled_rules
+from allfives_env.compiled.rules import end_hand
+from allfives_env.compiled.state import C_N, C_SIDES, GAME_OVER, NEXT_LEADER, NUM_CFG, NUM_FIELDS, SCORING_BONUS, WINNERS
 
 
 @njit
 def _hand_end(hands, n, sides, scoring, domino_seat):
-    return K.hand_end_points(hands, 0, n, sides, scoring, domino_seat)
+    return compiled_rules.hand_end_points(hands, 0, n, sides, scoring, domino_seat)
 
 
 @njit
 def _end_hand(st, hands, scores, gains, cfg, target, domino_seat):
-    K.end_hand(st, 0, hands, scores, gains, cfg, target, domino_seat)
+    end_hand(st, 0, hands, scores, gains, cfg, target, domino_seat)
 
 
 def _small_hands(rng, n):
@@ -42,7 +44,7 @@ def test_hand_end_points_match_the_reference():
         seat_pips = [mask_pips(int(hands[0, s])) for s in range(n)]
         domino = int(rng.integers(n)) if rng.random() < 0.3 else None
         expected, winner = hand_end_points(config, seat_pips, domino)
-        got = _hand_end(hands, n, config.num_sides, K.SCORING_BONUS + ("bonus", "bonus_net", "penalty").index(scoring),
+        got = _hand_end(hands, n, config.num_sides, SCORING_BONUS + ("bonus", "bonus_net", "penalty").index(scoring),
                         -1 if domino is None else domino)
         assert list(got[:config.num_sides]) == expected, (n, scoring, seat_pips, domino)
         tied += domino is None and winner is None and n == 3 and any(expected)
@@ -67,16 +69,16 @@ def test_target_after_a_bonus_R25():
         domino = int(rng.integers(n)) if rng.random() < 0.3 else None
         game._end_hand(domino)
 
-        st = np.zeros((1, K.NUM_FIELDS), np.int8)
+        st = np.zeros((1, NUM_FIELDS), np.int8)
         scores = np.array([start], np.float64)
         gains = np.zeros((1, sides))
-        cfg = np.zeros(K.NUM_CFG, np.int64)
-        cfg[K.C_N], cfg[K.C_SIDES] = n, sides
+        cfg = np.zeros(NUM_CFG, np.int64)
+        cfg[C_N], cfg[C_SIDES] = n, sides
         _end_hand(st, hands, scores, gains, cfg, 30.0, -1 if domino is None else domino)
         assert scores[0].tolist() == game.scores
-        assert bool(st[0, K.GAME_OVER]) == game.game_over
+        assert bool(st[0, GAME_OVER]) == game.game_over
         if game.game_over:
-            assert st[0, K.WINNERS] == sum(1 << side for side in game.winners)
+            assert st[0, WINNERS] == sum(1 << side for side in game.winners)
             outcomes[len(game.winners)] += 1
-        assert st[0, K.NEXT_LEADER] == (-1 if domino is None else domino)  # R19
+        assert st[0, NEXT_LEADER] == (-1 if domino is None else domino)  # R19
     assert outcomes[1] > 100 and outcomes[2] > 5, outcomes

@@ -1,4 +1,4 @@
-"""The compiled search (allfives_env/vector/search.py) against the Python agents, position by position.
+"""The compiled search (allfives_env/agents/search_compiled.py) against the Python agents, position by position.
 
 A Python :class:`Game` and a one-game :class:`VectorAllFives` get the same deal
 and the same (random) moves; at every decision the compiled legal placements,
@@ -18,9 +18,10 @@ from allfives_env.rules.game import Game
 from allfives_env.rules.tiles import SUIT_TILES, mask_to_tiles
 from allfives_env.rules.view import player_view
 from allfives_env.vector import VectorAllFives
-from allfives_env.vector import _kernels as K
-from allfives_env.vector import search as S
-from allfives_env.vector.inference import greedy_exclusions
+from allfives_env.compiled.rules import apply_action
+from allfives_env.compiled.state import BONE_POS, C_DIVISOR, F_TARGET, GAME_OVER, HAND_OVER, NEXT_LEADER, NUM_FIELDS, ORDER, PLAYED_MASK, TO_MOVE, WINNERS
+from allfives_env.agents import search_compiled as S
+from allfives_env.agents.inference import greedy_exclusions
 from support import paired_positions, placements
 
 CASES = [dict(num_players=2), dict(num_players=3), dict(num_players=4),
@@ -38,12 +39,12 @@ def test_legal_greedy_heuristic_and_rollouts_equal_the_python_agents(options):
         legal = placements(game)
         n = S.legal_placements(st, 0, hands, searcher.legal)
         assert list(searcher.legal[:n]) == legal
-        assert S.greedy_move(st, 0, hands, cfg[K.C_DIVISOR]) == greedy_action(game, game.legal_actions())
+        assert S.greedy_move(st, 0, hands, cfg[C_DIVISOR]) == greedy_action(game, game.legal_actions())
         if len(legal) < 2:
             continue
         view = player_view(game, game.to_move)
         expected = score_placements(view, legal, heuristic)
-        S.heuristic_values(st, 0, hands, scores, cfg, fcfg[K.F_TARGET], searcher.legal, n, S.HEURISTIC_WEIGHTS,
+        S.heuristic_values(st, 0, hands, scores, cfg, fcfg[F_TARGET], searcher.legal, n, S.HEURISTIC_WEIGHTS,
                            searcher.wst, searcher.whands, searcher.wscores, 2, searcher.replies, searcher.prior)
         assert searcher.prior[:n] == pytest.approx([expected[a] for a in legal], abs=1e-9)
         side = game.config.side_of(game.to_move)
@@ -52,10 +53,10 @@ def test_legal_greedy_heuristic_and_rollouts_equal_the_python_agents(options):
             g.step(action)
             want = python_search._rollout(g, side, list(game.scores))
             S.copy_game(st, hands, scores, 0, searcher.wst, searcher.whands, searcher.wscores, S.TRIAL)
-            K.apply_action(searcher.wst, S.TRIAL, searcher.whands, searcher.wscores, searcher.wgains, cfg,
-                           fcfg[K.F_TARGET], action)
+            apply_action(searcher.wst, S.TRIAL, searcher.whands, searcher.wscores, searcher.wgains, cfg,
+                           fcfg[F_TARGET], action)
             got = S.rollout_value(searcher.wst, S.TRIAL, searcher.whands, searcher.wscores, searcher.wgains, cfg,
-                                  fcfg[K.F_TARGET], side, np.array(game.scores, np.float64), 100.0)
+                                  fcfg[F_TARGET], side, np.array(game.scores, np.float64), 100.0)
             assert got == pytest.approx(want, abs=1e-9)
         checked += 1
     assert checked > 20
@@ -68,7 +69,7 @@ def test_sampled_worlds_keep_what_the_seat_knows(options):
     checked = 0
     for game, venv in paired_positions(options, seed=7, hands_to_play=4):
         st, hands = venv._st, venv._hands
-        seat = int(st[0, K.TO_MOVE])
+        seat = int(st[0, TO_MOVE])
         n = game.num_players
         view = player_view(game, seat)
         for _ in range(3):
@@ -78,8 +79,8 @@ def test_sampled_worlds_keep_what_the_seat_knows(options):
             assert how in (0, 1)
             w_hands = [int(h) for h in searcher.whands[S.WORLD, :n]]
             assert w_hands[seat] == game.hands[seat]
-            bone_pos = int(st[0, K.BONE_POS])
-            boneyard = [int(t) for t in searcher.wst[S.WORLD, K.ORDER + bone_pos:K.ORDER + 28]]
+            bone_pos = int(st[0, BONE_POS])
+            boneyard = [int(t) for t in searcher.wst[S.WORLD, ORDER + bone_pos:ORDER + 28]]
             union = 0
             for s in range(n):
                 assert w_hands[s].bit_count() == game.hands[s].bit_count()  # every hand size kept
@@ -95,8 +96,8 @@ def test_sampled_worlds_keep_what_the_seat_knows(options):
                 union |= 1 << t
             assert union == (view.unseen | game.hands[seat])  # hands + boneyard = unseen + own
             # the played tiles and the layout are untouched
-            assert list(searcher.wst[S.WORLD, :K.ORDER]) == list(st[0, :K.ORDER])
-            assert list(searcher.whands[S.WORLD, K.PLAYED_MASK:]) == list(hands[0, K.PLAYED_MASK:])
+            assert list(searcher.wst[S.WORLD, :ORDER]) == list(st[0, :ORDER])
+            assert list(searcher.whands[S.WORLD, PLAYED_MASK:]) == list(hands[0, PLAYED_MASK:])
             checked += 1
     assert checked > 30
 
@@ -108,12 +109,12 @@ def test_sampled_worlds_are_uniform_over_the_consistent_deals():
     order = list(range(28))
     venv.set_position([0], [[order[:5], order[5:10]]], [order[10:]], [0], [[0.0, 0.0]])
     st, hands = venv._st, venv._hands
-    st[0, K.BONE_POS] = 28 - 2  # pretend: 2 tiles left in the boneyard ...
+    st[0, BONE_POS] = 28 - 2  # pretend: 2 tiles left in the boneyard ...
     hands[0, 1] = 1 << 5  # ... the opponent holds one tile, and tiles 6..25 were played
     played = 0
     for t in range(6, 26):
         played |= 1 << t
-    hands[0, K.PLAYED_MASK + 1] = played
+    hands[0, PLAYED_MASK + 1] = played
     searcher = S.Searcher(2)
     rng = np.array([99], np.uint64)
     counts = np.zeros(28)
@@ -148,7 +149,7 @@ def test_the_compiled_search_ranks_like_the_python_search_with_many_samples():
 def test_load_view_copies_exactly_the_public_state(options):
     """A view loaded into arrays equals the batched env's own state in everything public, and the
     compiled search reads nothing else (redrawn hidden tiles give the same values as the true arrays)."""
-    st = np.zeros((1, K.NUM_FIELDS), np.int8)
+    st = np.zeros((1, NUM_FIELDS), np.int8)
     hands = np.zeros((1, 8), np.int64)
     checked = 0
     for game, venv in paired_positions(options, seed=11, hands_to_play=3):
@@ -156,9 +157,9 @@ def test_load_view_copies_exactly_the_public_state(options):
         view = player_view(game, seat)
         scores = np.zeros((1, game.num_sides))
         S.load_view(view, st, hands, scores)
-        public = [c for c in range(K.ORDER) if c not in (K.NEXT_LEADER, K.WINNERS, K.GAME_OVER, K.HAND_OVER)]
+        public = [c for c in range(ORDER) if c not in (NEXT_LEADER, WINNERS, GAME_OVER, HAND_OVER)]
         assert list(st[0, public]) == list(venv._st[0, public])
-        assert list(hands[0, K.PLAYED_MASK:]) == list(venv._hands[0, K.PLAYED_MASK:])
+        assert list(hands[0, PLAYED_MASK:]) == list(venv._hands[0, PLAYED_MASK:])
         assert hands[0, seat] == venv._hands[0, seat]
         assert [int(h).bit_count() for h in hands[0, :4]] == [int(h).bit_count() for h in venv._hands[0, :4]]
         assert list(scores[0]) == list(venv._scores[0])
@@ -173,7 +174,7 @@ def test_load_view_copies_exactly_the_public_state(options):
 
 def test_search_agent_engine_option():
     from allfives_env.agents import make_agent
-    from allfives_env.arena import run_match
+    from allfives_env.arena.match import run_match
     from allfives_env.rules.config import RulesConfig
 
     match = run_match(RulesConfig(num_players=4), ["search:samples=8,engine=compiled", "greedy"], 4, seed=1)
@@ -224,7 +225,7 @@ def _reference_exclusions(num_players, seed):
 
 @pytest.mark.parametrize("num_players", [2, 4])
 def test_greedy_exclusions_equal_a_brute_force_replay_and_hold_against_greedy(num_players):
-    st = np.zeros((1, K.NUM_FIELDS), np.int8)
+    st = np.zeros((1, NUM_FIELDS), np.int8)
     forbid = np.zeros(4, np.int64)
     found = 0
     for view, reference, true_hands in _reference_exclusions(num_players, seed=num_players):
@@ -247,7 +248,7 @@ def test_infer_greedy_worlds_keep_the_exclusions():
     for view, reference, true_hands in _reference_exclusions(4, seed=9):
         if not any(reference):
             continue
-        st = np.zeros((1, K.NUM_FIELDS), np.int8)
+        st = np.zeros((1, NUM_FIELDS), np.int8)
         hands = np.zeros((1, 8), np.int64)
         scores = np.zeros((1, 2))
         S.load_view(view, st, hands, scores)

@@ -23,17 +23,18 @@ and ask the greedy agent) and with each other.
 import numpy as np
 from numba import njit
 
-from ..agents.greedy import TIE_RANK as _TIE_RANK
-from . import _kernels as K
+from .greedy import TIE_RANK as _TIE_RANK
+from ..compiled.rules import count_after, layout_count, place, popcount, side_of
+from ..compiled.state import ARM, BRANCHES_OPEN, CENTER, COUNT, DRAW, LEAD_TILE, MUST_PLAY, NUM_FIELDS, OPEN, OPTS, PASS, PLAYED_MASK, SPINNER_SLOT, SPINNER_TILE, TILE_SUITS, TO_MOVE, WEIGHT
 
 TIE_RANK = np.array(_TIE_RANK, np.int64)
-OPTS = K.OPTS
+
 
 
 @njit(**OPTS)
 def greedy_key(st, b, tile, slot, divisor):
     """The greedy agent's preference for a placement (greedy_move's key: points first, then the tie rank)."""
-    count = K.count_after(st, b, tile, slot)
+    count = count_after(st, b, tile, slot)
     return (count << 7 if count > 0 and count % divisor == 0 else 0) + TIE_RANK[4 * tile + slot]
 
 
@@ -43,7 +44,7 @@ def ranked_above(st, b, tile, slot, placed, divisor):
     placement ``(tile, slot)`` on the layout of row ``b``, had they been in the mover's hand."""
     chosen = greedy_key(st, b, tile, slot, divisor)
     out = 0
-    lead = st[b, K.LEAD_TILE] < 0
+    lead = st[b, LEAD_TILE] < 0
     for t in range(28):
         if (placed >> t) & 1 or t == tile:
             continue
@@ -52,8 +53,8 @@ def ranked_above(st, b, tile, slot, placed, divisor):
                 out |= 1 << t
             continue
         for s in range(4):
-            v = st[b, K.OPEN + s]
-            if v >= 0 and ((K.TILE_SUITS[t] >> v) & 1) and greedy_key(st, b, t, s, divisor) > chosen:
+            v = st[b, OPEN + s]
+            if v >= 0 and ((TILE_SUITS[t] >> v) & 1) and greedy_key(st, b, t, s, divisor) > chosen:
                 out |= 1 << t
                 break
     return out
@@ -69,33 +70,33 @@ def greedy_exclusions(event_seats, event_actions, n_events, seat, n, divisor, ls
     has seen since may remain: it masks them out with what it has not seen."""
     for s in range(n):
         forbid[s] = 0
-    lst[row, K.LEAD_TILE] = -1
-    lst[row, K.SPINNER_TILE] = -1
-    lst[row, K.SPINNER_SLOT] = K.CENTER
-    lst[row, K.BRANCHES_OPEN] = 0
+    lst[row, LEAD_TILE] = -1
+    lst[row, SPINNER_TILE] = -1
+    lst[row, SPINNER_SLOT] = CENTER
+    lst[row, BRANCHES_OPEN] = 0
     for slot in range(4):
-        lst[row, K.OPEN + slot] = -1
-        lst[row, K.WEIGHT + slot] = 0
-        lst[row, K.ARM + slot] = 0
-    lst[row, K.COUNT] = 0
-    own_side = K.side_of(seat, n)
+        lst[row, OPEN + slot] = -1
+        lst[row, WEIGHT + slot] = 0
+        lst[row, ARM + slot] = 0
+    lst[row, COUNT] = 0
+    own_side = side_of(seat, n)
     placed = 0
     must_play = 0  # seats whose last move was a draw: their next placement is the drawn tile (R13)
     for i in range(n_events):
         mover, action = event_seats[i], event_actions[i]
-        if action == K.DRAW:
+        if action == DRAW:
             forbid[mover] = 0
             must_play |= 1 << mover
             continue
-        if action == K.PASS:
+        if action == PASS:
             must_play &= ~(1 << mover)
             continue
         tile, slot = action >> 2, action & 3
-        if K.side_of(mover, n) != own_side and not (must_play >> mover) & 1:
+        if side_of(mover, n) != own_side and not (must_play >> mover) & 1:
             forbid[mover] |= ranked_above(lst, row, tile, slot, placed, divisor)
         must_play &= ~(1 << mover)
-        K.place(lst, row, tile, slot)
-        lst[row, K.COUNT] = K.layout_count(lst, row)
+        place(lst, row, tile, slot)
+        lst[row, COUNT] = layout_count(lst, row)
         placed |= 1 << tile
 
 
@@ -104,7 +105,7 @@ def view_exclusions(view, forbid):
     :class:`~allfives_env.rules.view.PlayerView`), limited to the tiles its seat has not seen;
     ``forbid`` is an int64 array of 4 (seats beyond the game's get 0). Returns ``forbid``."""
     events = np.array([(e[0], e[1]) for e in view.events], np.int64).reshape(-1, 2)
-    layout = np.zeros((1, K.NUM_FIELDS), np.int8)
+    layout = np.zeros((1, NUM_FIELDS), np.int8)
     forbid[:] = 0
     greedy_exclusions(events[:, 0], events[:, 1], len(events), view.seat, view.num_players, view.divisor, layout, 0,
                       forbid)
@@ -117,14 +118,14 @@ def _before_step(st, hands, actions, n, divisor, excl):
     """The exclusions each game's mover adds with ``actions`` (the state before the step)."""
     for b in range(actions.shape[0]):
         action = actions[b]
-        seat = st[b, K.TO_MOVE]
-        if action >= K.DRAW:
+        seat = st[b, TO_MOVE]
+        if action >= DRAW:
             continue
-        if st[b, K.MUST_PLAY] >= 0:  # R13: the drawn tile, no choice
+        if st[b, MUST_PLAY] >= 0:  # R13: the drawn tile, no choice
             continue
         placed = 0
         for s in range(n):
-            placed |= hands[b, K.PLAYED_MASK + s]
+            placed |= hands[b, PLAYED_MASK + s]
         excl[b, seat] |= ranked_above(st, b, action >> 2, action & 3, placed, divisor)
 
 
@@ -133,7 +134,7 @@ def _after_step(hands, new_hand, n, excl, sizes):
     """New hands start with none; a seat whose hand grew (it drew) loses its exclusions."""
     for b in range(new_hand.shape[0]):
         for s in range(n):
-            size = K.popcount(hands[b, s])
+            size = popcount(hands[b, s])
             if new_hand[b] or size > sizes[b, s]:
                 excl[b, s] = 0
             sizes[b, s] = size
@@ -149,7 +150,7 @@ def _relative(excl, to_move, n, out):
                 other = seat + rel
                 if other >= n:
                     other -= n
-                if K.side_of(other, n) != K.side_of(seat, n):
+                if side_of(other, n) != side_of(seat, n):
                     out[b, rel] = excl[b, other]
 
 

@@ -30,12 +30,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .agents.base import make_agent
-from .rules.actions import action_name
-from .rules.config import RulesConfig
-from .rules.game import Game, draw_leader
-from .rules.tiles import mask_to_tiles
-from .rules.view import player_view
+from ..agents.base import make_agent
+from ..rules.actions import action_name
+from ..rules.config import RulesConfig
+from ..rules.game import Game, draw_leader
+from ..rules.tiles import mask_to_tiles
+from ..rules.view import player_view
 
 __all__ = [
     "GameResult", "AgentStats", "MatchResult", "play_game", "rotations", "run_match",

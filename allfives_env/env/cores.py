@@ -31,33 +31,24 @@ Two cores, same games for the same seed (both deal through
 import numpy as np
 
 from .encoders import DefaultEncoder
-from .rules.actions import DRAW, NUM_ACTIONS, PASS
-from .rules.game import Game, draw_deal
-from .rules.tiles import mask_to_tiles
+from ..compiled.aec import AEC_DEAL, AEC_I_CFG, AEC_I_OFF, AEC_I_SIZE, aec_deal, aec_observe, aec_step
+from ..compiled.state import GAME_OVER, HAND_OVER, LEAD_TILE, NEXT_LEADER, NUM_FIELDS, TO_MOVE, WINNERS, kernel_config
+from ..rules.actions import DRAW, NUM_ACTIONS, PASS
+from ..rules.game import Game, draw_deal
+from ..rules.tiles import mask_to_tiles
 
 BACKENDS = ("auto", "numba", "python")
 
 
-def numba_available() -> bool:
-    """Whether the compiled core can run here (numba is installed)."""
-    try:
-        import numba  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
 def make_core(backend, config, encoder, episode, auto_forced):
-    """The core for ``backend``: ``"auto"`` takes the compiled one when numba is
-    installed and the encoder is the default one, else the Python one."""
+    """The core for ``backend``: ``"auto"`` takes the compiled one when the encoder
+    is the default one, else the Python one."""
     compiled_ok = type(encoder) is DefaultEncoder
-    if backend == "python" or (backend == "auto" and not (compiled_ok and numba_available())):
+    if backend == "python" or (backend == "auto" and not compiled_ok):
         return PythonCore(config, encoder, episode, auto_forced)
     if not compiled_ok:
         raise ValueError(f"backend='numba' builds only the default encoder's observations, not "
                          f"{type(encoder).__name__}; use backend='python' or 'auto' with this encoder")
-    if not numba_available():
-        raise ImportError("backend='numba' needs numba (pip install numba); backend='python' runs without it")
     return CompiledCore(config, encoder, episode, auto_forced)
 
 
@@ -169,30 +160,26 @@ class CompiledCore:
     name = "numba"
 
     def __init__(self, config, encoder, episode, auto_forced):
-        from .vector import _kernels as K
-        from .vector.batched import kernel_config
-
-        self._K = K
         self.config, self.encoder = config, encoder
         self.auto_forced = bool(auto_forced)
         n, sides = config.num_players, config.num_sides
         cfg, fcfg, off = kernel_config(config, encoder.layout, episode, "points", auto_forced)
-        # three packed buffers (see _kernels.aec_views) and named numpy views into them
-        self._ibuf = np.zeros(K.AEC_I_SIZE, np.int64)
+        # three packed buffers (see compiled.aec.aec_views) and named numpy views into them
+        self._ibuf = np.zeros(AEC_I_SIZE, np.int64)
         self._fbuf = np.zeros(3 * sides + 3, np.float64)
-        self._bbuf = np.zeros(K.NUM_FIELDS + n * NUM_ACTIONS, np.int8)
+        self._bbuf = np.zeros(NUM_FIELDS + n * NUM_ACTIONS, np.int8)
         self._hands = self._ibuf[:8].reshape(1, 8)
-        self._cfg = self._ibuf[K.AEC_I_CFG:K.AEC_I_OFF]
-        self._off = self._ibuf[K.AEC_I_OFF:]
+        self._cfg = self._ibuf[AEC_I_CFG:AEC_I_OFF]
+        self._off = self._ibuf[AEC_I_OFF:]
         self._cfg[:], self._off[:] = cfg, off
         self._scores = self._fbuf[:sides].reshape(1, sides)
         self._hstart = self._fbuf[sides:2 * sides].reshape(1, sides)
         self._gains = self._fbuf[2 * sides:3 * sides].reshape(1, sides)
         self._fcfg = self._fbuf[3 * sides:]
         self._fcfg[:] = fcfg
-        self._st = self._bbuf[:K.NUM_FIELDS].reshape(1, K.NUM_FIELDS)
-        self.masks = self._bbuf[K.NUM_FIELDS:].reshape(n, NUM_ACTIONS)
-        self.mask_bytes = memoryview(self._bbuf)[K.NUM_FIELDS:].cast("B")
+        self._st = self._bbuf[:NUM_FIELDS].reshape(1, NUM_FIELDS)
+        self.masks = self._bbuf[NUM_FIELDS:].reshape(n, NUM_ACTIONS)
+        self.mask_bytes = memoryview(self._bbuf)[NUM_FIELDS:].cast("B")
         self._gains_row = self._gains[0]
         self._no_gains = [0.0] * sides
         self._obs = np.zeros((1, encoder.size), np.float32)
@@ -217,13 +204,13 @@ class CompiledCore:
 
     def step(self, action) -> list:
         self._log.append(action)
-        result = self._K.aec_step(action, self._ibuf, self._fbuf, self._bbuf, self._obs)
+        result = aec_step(action, self._ibuf, self._fbuf, self._bbuf, self._obs)
         if 0 <= result < 8:  # the common case: nobody scored, a seat to move
             self.to_move = result
             return self._no_gains
         if result >= 8 or result <= -9:  # somebody scored
             result = result - 8 if result >= 8 else result + 8
-        if result == self._K.AEC_DEAL:
+        if result == AEC_DEAL:
             result = self._deal_next()
         self._settle(result)
         return self._gains_row.tolist()
@@ -231,10 +218,10 @@ class CompiledCore:
     def observe(self, seat) -> np.ndarray:
         if seat == self.to_move and self.running:
             return self._obs_row.copy()
-        K, st = self._K, self._st
-        if st[0, K.LEAD_TILE] < 0 and st[0, K.HAND_OVER]:  # no hand in progress (as DefaultEncoder)
+        st = self._st
+        if st[0, LEAD_TILE] < 0 and st[0, HAND_OVER]:  # no hand in progress (as DefaultEncoder)
             return np.zeros(self.encoder.size, np.float32)
-        K.aec_observe(seat, st, self._hands, self._scores, self._cfg, self._fcfg, self._off, self._scratch,
+        aec_observe(seat, st, self._hands, self._scores, self._cfg, self._fcfg, self._off, self._scratch,
                       self.masks)
         return self._scratch[0].copy()
 
@@ -244,11 +231,11 @@ class CompiledCore:
 
     @property
     def game_over(self) -> bool:
-        return bool(self._st[0, self._K.GAME_OVER])
+        return bool(self._st[0, GAME_OVER])
 
     @property
     def winners(self) -> tuple:
-        bits = int(self._st[0, self._K.WINNERS])
+        bits = int(self._st[0, WINNERS])
         return tuple(side for side in range(self.config.num_sides) if bits >> side & 1)
 
     @property
@@ -275,17 +262,15 @@ class CompiledCore:
     # ---------------------------------------------------------------- inside
     def _deal(self, order, leader, start_scores=None):
         """Load a deal into the kernels: a new game at ``start_scores`` or the next hand."""
-        K = self._K
         new_game = start_scores is not None
-        return K.aec_deal(np.asarray(order, np.int64), leader, new_game,
+        return aec_deal(np.asarray(order, np.int64), leader, new_game,
                           start_scores if new_game else self._no_scores, self._ibuf, self._fbuf, self._bbuf, self._obs)
 
     def _deal_next(self):
         """The next hand of the running game, dealt in Python (the same draws as PythonCore)."""
-        K = self._K
-        result = K.AEC_DEAL
-        while result == K.AEC_DEAL:  # a dealt hand never ends before a decision; the loop is a guard
-            next_leader = int(self._st[0, K.NEXT_LEADER])
+        result = AEC_DEAL
+        while result == AEC_DEAL:  # a dealt hand never ends before a decision; the loop is a guard
+            next_leader = int(self._st[0, NEXT_LEADER])
             deal = draw_deal(self.config, self.rng, None if next_leader < 0 else next_leader)
             self._log.append(deal)
             result = self._deal(deal[1], deal[0])
@@ -295,4 +280,4 @@ class CompiledCore:
         if result >= 0:
             self.running, self.to_move = True, result
         else:
-            self.running, self.to_move = False, int(self._st[0, self._K.TO_MOVE])
+            self.running, self.to_move = False, int(self._st[0, TO_MOVE])

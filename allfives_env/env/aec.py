@@ -52,14 +52,12 @@ from pettingzoo.utils import wrappers
 
 from .cores import BACKENDS, make_core
 from .encoders import make_encoder
-from .render import render_text
-from .rules.actions import NUM_ACTIONS, action_name, check_action_id
-from .rules.config import RulesConfig
+from .options import ENV_OPTIONS, EnvOptions, check_choice
+from .render.text import render_text
+from ..rules.actions import NUM_ACTIONS, action_name, check_action_id
+from ..rules.config import RulesConfig
 
-EPISODES = ("game", "hand")
-REWARDS = ("points", "zero_sum", "win")
 RESET_OPTIONS = ("hands", "boneyard", "leader", "scores")
-ENV_OPTIONS = ("episode", "reward", "encoder", "auto_forced")
 
 
 class IllegalActionError(ValueError):
@@ -139,16 +137,15 @@ class raw_env(AECEnv):
             allowed = ["num_players", "render_mode", *ENV_OPTIONS, "backend",
                        *[k for k in RulesConfig.__dataclass_fields__ if k != "num_players"]]
             raise ValueError(f"unknown option(s) {unknown}; allowed: {allowed}")
-        _check("episode", episode, EPISODES)
-        _check("reward", reward, REWARDS)
-        _check("backend", backend, BACKENDS)
+        options = EnvOptions(episode=episode, reward=reward, auto_forced=auto_forced)
+        check_choice("backend", backend, BACKENDS)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode={render_mode!r} is not allowed; allowed: None, {', '.join(map(repr, self.metadata['render_modes']))}")
         self.config = RulesConfig(num_players=num_players, **rule_options)
         self.render_mode = render_mode
         self.episode = episode
         self.reward_mode = reward
-        self.auto_forced = bool(auto_forced)
+        self.auto_forced = options.auto_forced
         self.encoder = make_encoder(encoder, self.config)
         self.core = make_core(backend, self.config, self.encoder, episode, self.auto_forced)
         self.backend = self.core.name
@@ -326,7 +323,7 @@ class raw_env(AECEnv):
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi', 'human' or 'rgb_array'")
             return None
         if self.render_mode == "rgb_array":
-            from .render_image import render_rgb
+            from .render.image import render_rgb
 
             return render_rgb(self.game, self.possible_agents)
         text = render_text(self.game, self.possible_agents)
@@ -337,11 +334,6 @@ class raw_env(AECEnv):
 
     def close(self):
         pass
-
-
-def _check(name, value, allowed):
-    if value not in allowed:
-        raise ValueError(f"{name}={value!r} is not allowed; allowed: {list(allowed)}")
 
 
 def _check_reset_options(options):

@@ -10,7 +10,7 @@ per action id (114) and a value; illegal actions are masked by
 import torch
 from torch import nn
 
-from ..rules.actions import NUM_ACTIONS
+from ...rules.actions import NUM_ACTIONS
 
 ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh}
 #: What a masked logit becomes: far below any real logit, yet finite (no NaN in softmax or entropy).

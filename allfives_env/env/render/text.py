@@ -1,7 +1,7 @@
 """Text pictures of a game: the layout around the spinner, open ends, count, scores."""
 
-from .rules.actions import SLOT_NAMES
-from .rules.tiles import TILE_HIGH, TILE_LOW, mask_to_tiles, tile_name
+from ...rules.actions import SLOT_NAMES
+from ...rules.tiles import TILE_HIGH, TILE_LOW, mask_to_tiles, tile_name
 
 
 def arm_tiles(game, slot):

@@ -30,13 +30,15 @@ information rules.
 import numpy as np
 from numba import njit
 
-from ..agents.greedy import TIE_RANK as _TIE_RANK
-from ..agents.heuristic import HeuristicAgent
-from . import _kernels as K
+from .greedy import TIE_RANK as _TIE_RANK
+from .heuristic import HeuristicAgent
+from ..compiled.rng import rand_below
+from ..compiled.rules import apply_action, bit_index, count_after, fitting_tiles, forced_action, layout_count, mask_pips, place, points_for_count, popcount, round5, side_of
+from ..compiled.state import kernel_config, ARM, BONE_POS, BRANCHES_OPEN, COUNT, C_DIVISOR, C_N, C_SIDES, DRAW, DRAWN, F_TARGET, GAME_OVER, HAND_OVER, HIGH, LACKS, LEADER, LEAD_TILE, LOW, MUST_PLAY, NEXT_LEADER, NUM_FIELDS, OPEN, OPTS, ORDER, PLAYED_MASK, SPINNER_SLOT, SPINNER_TILE, SUIT_TILES, TILE_SUITS, TO_MOVE, WEIGHT, WINNERS
 from .inference import view_exclusions
 
 TIE_RANK = np.array(_TIE_RANK, np.int64)
-PIPS = np.array([int(K.LOW[t] + K.HIGH[t]) for t in range(28)], np.int64)
+PIPS = np.array([int(LOW[t] + HIGH[t]) for t in range(28)], np.int64)
 ALL_TILES = (1 << 28) - 1
 #: Scratch rows a search needs: the sampled world and the game an action is tried in.
 WORLD, TRIAL = 0, 1
@@ -44,7 +46,7 @@ _H = HeuristicAgent()
 #: The heuristic agent's default weights, in the order heuristic_values reads them.
 HEURISTIC_WEIGHTS = np.array([_H.reply_weight, _H.control_weight, _H.stuck_penalty, _H.shed_weight,
                               _H.late_shed_weight, _H.double_bonus], np.float64)
-OPTS = K.OPTS
+
 
 
 @njit(**OPTS)
@@ -62,21 +64,21 @@ def copy_game(st, hands, scores, b, st2, hands2, scores2, b2):
 def legal_placements(st, b, hands, out):
     """The legal placements of the seat to move (ascending action ids) into ``out``; returns how many.
     Zero when the only legal action is a draw or a pass."""
-    hand = hands[b, st[b, K.TO_MOVE]]
+    hand = hands[b, st[b, TO_MOVE]]
     n = 0
-    if st[b, K.LEAD_TILE] < 0:  # R6: any tile leads at W
+    if st[b, LEAD_TILE] < 0:  # R6: any tile leads at W
         for t in range(28):
             if (hand >> t) & 1:
                 out[n] = 4 * t
                 n += 1
         return n
-    if st[b, K.MUST_PLAY] >= 0:  # R13: only the drawn tile
-        hand = 1 << st[b, K.MUST_PLAY]
+    if st[b, MUST_PLAY] >= 0:  # R13: only the drawn tile
+        hand = 1 << st[b, MUST_PLAY]
     for t in range(28):
         if (hand >> t) & 1:
             for slot in range(4):
-                v = st[b, K.OPEN + slot]
-                if v >= 0 and ((K.TILE_SUITS[t] >> v) & 1):
+                v = st[b, OPEN + slot]
+                if v >= 0 and ((TILE_SUITS[t] >> v) & 1):
                     out[n] = 4 * t + slot
                     n += 1
     return n
@@ -85,32 +87,32 @@ def legal_placements(st, b, hands, out):
 @njit(**OPTS)
 def greedy_move(st, b, hands, divisor):
     """The greedy agent's action: the most points now, ties to the heavier tile, then the lower slot."""
-    forced = K.forced_action(st, b, hands)
+    forced = forced_action(st, b, hands)
     if forced >= 0:
         return forced
-    hand = hands[b, st[b, K.TO_MOVE]]
-    if st[b, K.LEAD_TILE] < 0:
+    hand = hands[b, st[b, TO_MOVE]]
+    if st[b, LEAD_TILE] < 0:
         best, best_key = -1, -1
         for t in range(28):
             if (hand >> t) & 1:
-                count = K.count_after(st, b, t, 0)
+                count = count_after(st, b, t, 0)
                 key = (count << 7 if count > 0 and count % divisor == 0 else 0) + TIE_RANK[4 * t]
                 if key > best_key:
                     best, best_key = 4 * t, key
         return best
-    if st[b, K.MUST_PLAY] >= 0:
-        hand = 1 << st[b, K.MUST_PLAY]
+    if st[b, MUST_PLAY] >= 0:
+        hand = 1 << st[b, MUST_PLAY]
     best, best_key = -1, -1
     for slot in range(4):
-        v = st[b, K.OPEN + slot]
+        v = st[b, OPEN + slot]
         if v < 0:
             continue
-        fits = hand & K.SUIT_TILES[v]
+        fits = hand & SUIT_TILES[v]
         while fits:
             low = fits & -fits
             fits ^= low
-            t = K.bit_index(low)
-            count = K.count_after(st, b, t, slot)
+            t = bit_index(low)
+            count = count_after(st, b, t, slot)
             action = 4 * t + slot
             key = (count << 7 if count > 0 and count % divisor == 0 else 0) + TIE_RANK[action]
             if key > best_key:
@@ -122,10 +124,10 @@ def greedy_move(st, b, hands, divisor):
 def rollout_value(st, b, hands, scores, gains, cfg, target, side, before, win_value):
     """Play the hand of row ``b`` out with greedy for every seat; the side's points minus the
     other sides' mean since ``before``, plus or minus ``win_value`` if the game ended."""
-    divisor = cfg[K.C_DIVISOR]
-    while not st[b, K.HAND_OVER]:
-        K.apply_action(st, b, hands, scores, gains, cfg, target, greedy_move(st, b, hands, divisor))
-    return outcome_value(st, b, scores, cfg[K.C_SIDES], side, before, win_value)
+    divisor = cfg[C_DIVISOR]
+    while not st[b, HAND_OVER]:
+        apply_action(st, b, hands, scores, gains, cfg, target, greedy_move(st, b, hands, divisor))
+    return outcome_value(st, b, scores, cfg[C_SIDES], side, before, win_value)
 
 
 @njit(**OPTS)
@@ -140,8 +142,8 @@ def outcome_value(st, b, scores, sides, side, before, win_value):
         else:
             others += gained
     value = mine - others / (sides - 1)
-    if st[b, K.GAME_OVER]:
-        value += win_value if (st[b, K.WINNERS] >> side) & 1 else -win_value
+    if st[b, GAME_OVER]:
+        value += win_value if (st[b, WINNERS] >> side) & 1 else -win_value
     return value
 
 
@@ -150,18 +152,18 @@ def _unseen(st, b, hands, seat, n):
     """Tiles the seat has not seen: not in its hand, not on the table."""
     known = hands[b, seat]
     for s in range(n):
-        known |= hands[b, K.PLAYED_MASK + s]
+        known |= hands[b, PLAYED_MASK + s]
     return ALL_TILES & ~known
 
 
 @njit(**OPTS)
 def _allowed(st, b, other, unseen):
     """Unseen tiles ``other`` may hold: none of a suit it is known to lack."""
-    lacks = st[b, K.LACKS + other]
+    lacks = st[b, LACKS + other]
     lacked = 0
     for suit in range(7):
         if (lacks >> suit) & 1:
-            lacked |= K.SUIT_TILES[suit]
+            lacked |= SUIT_TILES[suit]
     return unseen & ~lacked
 
 
@@ -169,7 +171,7 @@ def _allowed(st, b, other, unseen):
 def _random_bit(mask, count, rng, slot):
     """One of the ``count`` set bits of ``mask``, drawn uniformly (as a one-bit mask)."""
     bits = mask
-    for _ in range(K.rand_below(rng, slot, count)):
+    for _ in range(rand_below(rng, slot, count)):
         bits &= bits - 1
     return bits & -bits
 
@@ -177,7 +179,7 @@ def _random_bit(mask, count, rng, slot):
 @njit(**OPTS)
 def _pick(mask, k, rng, slot):
     """``k`` tiles drawn uniformly without replacement from ``mask`` (as a mask), or -1 if too few."""
-    count = K.popcount(mask)
+    count = popcount(mask)
     if count < k:
         return -1
     chosen = 0
@@ -204,12 +206,12 @@ def deal_hidden(st, hands, b, seat, n, wst, whands, w, rng, slot, tiles, attempt
     while bits:
         low = bits & -bits
         bits ^= low
-        tiles[m] = K.bit_index(low)
+        tiles[m] = bit_index(low)
         m += 1
-    bone_pos = st[b, K.BONE_POS]
+    bone_pos = st[b, BONE_POS]
     for attempt in range(attempts):
         for i in range(m - 1, 0, -1):  # Fisher-Yates over the unseen tiles
-            j = K.rand_below(rng, slot, i + 1)
+            j = rand_below(rng, slot, i + 1)
             t = tiles[j]
             tiles[j] = tiles[i]
             tiles[i] = t
@@ -217,7 +219,7 @@ def deal_hidden(st, hands, b, seat, n, wst, whands, w, rng, slot, tiles, attempt
         for other in range(n):
             if other == seat:
                 continue
-            size = K.popcount(hands[b, other])
+            size = popcount(hands[b, other])
             allowed = _allowed(st, b, other, unseen) & ~forbid[other]
             hand = 0
             for i in range(pos, pos + size):
@@ -231,7 +233,7 @@ def deal_hidden(st, hands, b, seat, n, wst, whands, w, rng, slot, tiles, attempt
             pos += size
         if ok:
             for i in range(pos, m):  # the rest is the boneyard, in this random order
-                wst[w, K.ORDER + bone_pos + i - pos] = tiles[i]
+                wst[w, ORDER + bone_pos + i - pos] = tiles[i]
             return 0
     for attempt in range(attempts):  # sequential: the seat with the least slack first
         left = unseen
@@ -242,10 +244,10 @@ def deal_hidden(st, hands, b, seat, n, wst, whands, w, rng, slot, tiles, attempt
             for other in range(n):
                 if other == seat or (done >> other) & 1:
                     continue
-                sl = K.popcount(_allowed(st, b, other, left) & ~forbid[other]) - K.popcount(hands[b, other])
+                sl = popcount(_allowed(st, b, other, left) & ~forbid[other]) - popcount(hands[b, other])
                 if sl < slack:
                     pick_seat, slack = other, sl
-            hand = _pick(_allowed(st, b, pick_seat, left) & ~forbid[pick_seat], K.popcount(hands[b, pick_seat]), rng,
+            hand = _pick(_allowed(st, b, pick_seat, left) & ~forbid[pick_seat], popcount(hands[b, pick_seat]), rng,
                          slot)
             if hand < 0:
                 ok = False
@@ -256,9 +258,9 @@ def deal_hidden(st, hands, b, seat, n, wst, whands, w, rng, slot, tiles, attempt
         if ok:
             i = 0
             while left:
-                low = _random_bit(left, K.popcount(left), rng, slot)
+                low = _random_bit(left, popcount(left), rng, slot)
                 left ^= low
-                wst[w, K.ORDER + bone_pos + i] = K.bit_index(low)
+                wst[w, ORDER + bone_pos + i] = bit_index(low)
                 i += 1
             return 1
     for other in range(n):  # pragma: no cover - keep the true deal
@@ -284,56 +286,56 @@ def heuristic_values(st, b, hands, scores, cfg, target, legal, n_legal, weights,
     """``out[k]``: the heuristic agent's value of placement ``legal[k]`` for the seat to move
     (score_placements; ``weights`` as :data:`HEURISTIC_WEIGHTS`). Row ``lrow`` of
     ``lst``/``lhands``/``lscores`` is scratch for the layout after each placement, ``replies`` (28) too."""
-    n = cfg[K.C_N]
-    divisor = cfg[K.C_DIVISOR]
-    seat = st[b, K.TO_MOVE]
-    side = K.side_of(seat, n)
+    n = cfg[C_N]
+    divisor = cfg[C_DIVISOR]
+    seat = st[b, TO_MOVE]
+    side = side_of(seat, n)
     nxt = seat + 1 if seat + 1 < n else 0
     unseen = _unseen(st, b, hands, seat, n)
     candidates = _allowed(st, b, nxt, unseen)
-    n_cand = K.popcount(candidates)
-    p_hold = min(1.0, K.popcount(hands[b, nxt]) / n_cand) if n_cand else 0.0
-    late = st[b, K.BONE_POS] >= 28
+    n_cand = popcount(candidates)
+    p_hold = min(1.0, popcount(hands[b, nxt]) / n_cand) if n_cand else 0.0
+    late = st[b, BONE_POS] >= 28
     for s in range(n):
-        if K.popcount(hands[b, s]) <= 2:
+        if popcount(hands[b, s]) <= 2:
             late = True
     shed = weights[4] if late else weights[3]
     hand = hands[b, seat]
     # expected opponents' pips (for a domino): unseen mean pips times the opponents' tiles
-    n_unseen = K.popcount(unseen)
+    n_unseen = popcount(unseen)
     opp_pips = 0.0
     if n_unseen:
         held = 0
         for s in range(n):
-            if K.side_of(s, n) != side:
-                held += K.popcount(hands[b, s])
-        opp_pips = held * K.mask_pips(unseen) / n_unseen
+            if side_of(s, n) != side:
+                held += popcount(hands[b, s])
+        opp_pips = held * mask_pips(unseen) / n_unseen
     for k in range(n_legal):
         action = legal[k]
         tile, slot = action >> 2, action & 3
-        points = K.points_for_count(K.count_after(st, b, tile, slot), divisor)
+        points = points_for_count(count_after(st, b, tile, slot), divisor)
         if scores[b, side] + points >= target:
             out[k] = 1e6 + points
             continue
         value = float(points)
         rest = hand & ~(1 << tile)
         if rest == 0:
-            out[k] = value + K.round5(int(opp_pips)) + 100.0  # round5 of the truncated pips, as in Python
+            out[k] = value + round5(int(opp_pips)) + 100.0  # round5 of the truncated pips, as in Python
             continue
         copy_game(st, hands, scores, b, lst, lhands, lscores, lrow)
-        K.place(lst, lrow, tile, slot)
-        lst[lrow, K.COUNT] = K.layout_count(lst, lrow)
+        place(lst, lrow, tile, slot)
+        lst[lrow, COUNT] = layout_count(lst, lrow)
         m = 0
         bits = candidates
         while bits:
             low = bits & -bits
             bits ^= low
-            t = K.bit_index(low)
+            t = bit_index(low)
             best = 0
             for s in range(4):
-                v = lst[lrow, K.OPEN + s]
-                if v >= 0 and (v == K.LOW[t] or v == K.HIGH[t]):
-                    pts = K.points_for_count(K.count_after(lst, lrow, t, s), divisor)
+                v = lst[lrow, OPEN + s]
+                if v >= 0 and (v == LOW[t] or v == HIGH[t]):
+                    pts = points_for_count(count_after(lst, lrow, t, s), divisor)
                     if pts > best:
                         best = pts
             if best:  # insertion into the descending list
@@ -349,12 +351,12 @@ def heuristic_values(st, b, hands, scores, cfg, target, legal, n_legal, weights,
                 expected += replies[i] * p_hold * miss
                 miss *= 1.0 - p_hold
             value -= weights[0] * expected
-        fit_count = K.popcount(rest & K.fitting_tiles(lst, lrow))
+        fit_count = popcount(rest & fitting_tiles(lst, lrow))
         value += weights[1] * fit_count
         if fit_count == 0:
             value -= weights[2]
         value += shed * PIPS[tile]
-        if K.LOW[tile] == K.HIGH[tile]:
+        if LOW[tile] == HIGH[tile]:
             value += weights[5]
         out[k] = value
 
@@ -373,10 +375,10 @@ def search_values(st, hands, scores, b, cfg, fcfg, samples, win_value, prior_wei
     n_legal = legal_placements(st, b, hands, legal)
     if n_legal == 0:
         return 0
-    n = cfg[K.C_N]
-    target = fcfg[K.F_TARGET]
-    seat = st[b, K.TO_MOVE]
-    side = K.side_of(seat, n)
+    n = cfg[C_N]
+    target = fcfg[F_TARGET]
+    seat = st[b, TO_MOVE]
+    side = side_of(seat, n)
     for k in range(n_legal):
         values[k] = 0.0
     for s in range(scores.shape[1]):
@@ -386,7 +388,7 @@ def search_values(st, hands, scores, b, cfg, fcfg, samples, win_value, prior_wei
                    no_forbid)
         for k in range(n_legal):
             copy_game(wst, whands, wscores, WORLD, wst, whands, wscores, TRIAL)
-            K.apply_action(wst, TRIAL, whands, wscores, wgains, cfg, target, legal[k])
+            apply_action(wst, TRIAL, whands, wscores, wgains, cfg, target, legal[k])
             values[k] += rollout_value(wst, TRIAL, whands, wscores, wgains, cfg, target, side, before, win_value)
     for k in range(n_legal):
         values[k] /= samples
@@ -402,15 +404,15 @@ class SearchScratch:
     """The budget, the random stream and the per-decision scratch arrays of a compiled searcher."""
 
     def __init__(self, num_sides, samples, win_value, prior_weight, seed, attempts):
-        from .batched import make_rng_state
+        from ..vector.batched import make_rng_state
 
         self.samples, self.win_value, self.prior_weight = int(samples), float(win_value), float(prior_weight)
         self.attempts = int(attempts)
         self.rng = make_rng_state(seed, 1)
         self.num_sides = int(num_sides)
-        self.legal = np.zeros(K.DRAW, np.int64)
-        self.out = np.zeros(K.DRAW, np.float64)
-        self.prior = np.zeros(K.DRAW, np.float64)
+        self.legal = np.zeros(DRAW, np.int64)
+        self.out = np.zeros(DRAW, np.float64)
+        self.prior = np.zeros(DRAW, np.float64)
         self.tiles = np.zeros(28, np.int64)
         self.replies = np.zeros(28, np.float64)
         self.before = np.zeros(num_sides, np.float64)
@@ -427,7 +429,7 @@ class Searcher(SearchScratch):
 
     def __init__(self, num_sides, samples=48, win_value=100.0, prior_weight=1.0, seed=0, attempts=50):
         super().__init__(num_sides, samples, win_value, prior_weight, seed, attempts)
-        self.wst = np.zeros((3, K.NUM_FIELDS), np.int8)
+        self.wst = np.zeros((3, NUM_FIELDS), np.int8)
         self.whands = np.zeros((3, 8), np.int64)
         self.wscores = np.zeros((3, num_sides), np.float64)
         self.wgains = np.zeros((3, num_sides), np.float64)
@@ -447,9 +449,9 @@ class Searcher(SearchScratch):
     @staticmethod
     def choose(st, hands, b, cfg, legal, values) -> int:
         """The best-valued action; ties go to the greedy agent's choice (SearchAgent.act's rule)."""
-        from ..agents.search import best_action
+        from .search import best_action
 
-        return best_action(legal.tolist(), values.tolist(), greedy_move(st, b, hands, cfg[K.C_DIVISOR]))
+        return best_action(legal.tolist(), values.tolist(), greedy_move(st, b, hands, cfg[C_DIVISOR]))
 
 
 def load_view(view, st, hands, scores, b=0):
@@ -461,26 +463,26 @@ def load_view(view, st, hands, scores, b=0):
     So a search from these arrays reads nothing the view does not show."""
     st[b, :] = 0
     hands[b, :] = 0
-    st[b, K.TO_MOVE] = view.to_move
-    st[b, K.LEADER] = view.leader
-    st[b, K.LEAD_TILE] = view.lead_tile
-    st[b, K.SPINNER_TILE] = view.spinner_tile
-    st[b, K.SPINNER_SLOT] = view.spinner_slot
-    st[b, K.BRANCHES_OPEN] = int(view.branches_open)
-    st[b, K.BONE_POS] = 28 - view.boneyard_left
-    st[b, K.MUST_PLAY] = view.must_play
-    st[b, K.DRAWN] = view.drawn_this_turn
-    st[b, K.NEXT_LEADER] = -1
-    st[b, K.COUNT] = view.count
+    st[b, TO_MOVE] = view.to_move
+    st[b, LEADER] = view.leader
+    st[b, LEAD_TILE] = view.lead_tile
+    st[b, SPINNER_TILE] = view.spinner_tile
+    st[b, SPINNER_SLOT] = view.spinner_slot
+    st[b, BRANCHES_OPEN] = int(view.branches_open)
+    st[b, BONE_POS] = 28 - view.boneyard_left
+    st[b, MUST_PLAY] = view.must_play
+    st[b, DRAWN] = view.drawn_this_turn
+    st[b, NEXT_LEADER] = -1
+    st[b, COUNT] = view.count
     for slot in range(4):
-        st[b, K.OPEN + slot] = view.open_value[slot]
-        st[b, K.WEIGHT + slot] = view.weight[slot]
-        st[b, K.ARM + slot] = view.arm_length[slot]
+        st[b, OPEN + slot] = view.open_value[slot]
+        st[b, WEIGHT + slot] = view.weight[slot]
+        st[b, ARM + slot] = view.arm_length[slot]
     for seat in range(view.num_players):
-        st[b, K.LACKS + seat] = view.lacks[seat]
+        st[b, LACKS + seat] = view.lacks[seat]
     for tile, who in enumerate(view.played_by):
         if who >= 0:
-            hands[b, K.PLAYED_MASK + who] |= 1 << tile
+            hands[b, PLAYED_MASK + who] |= 1 << tile
     placeholder = view.unseen
     for seat in range(view.num_players):
         if seat == view.seat:
@@ -501,8 +503,7 @@ class CompiledSearch:
     searching side (:mod:`allfives_env.vector.policy_search`)."""
 
     def __init__(self, config, samples, win_value, prior_weight, rng, policy=None, infer=False):
-        from ..encoders import default_layout
-        from .batched import kernel_config
+        from ..env.encoders import default_layout
 
         self.cfg, self.fcfg, self.off = kernel_config(config, default_layout(config.num_players), "game", "points",
                                                       False)
@@ -510,12 +511,12 @@ class CompiledSearch:
         if policy is None:
             self.searcher = Searcher(config.num_sides, **options)
         else:
-            from .policy_search import PolicySearcher
+            from ..vector.policy_search import PolicySearcher
 
             self.searcher = PolicySearcher(policy, config.num_sides, **options)
         self.infer = bool(infer)
         self.forbid = np.zeros(4, np.int64)
-        self.st = np.zeros((1, K.NUM_FIELDS), np.int8)
+        self.st = np.zeros((1, NUM_FIELDS), np.int8)
         self.hands = np.zeros((1, 8), np.int64)
         self.scores = np.zeros((1, config.num_sides), np.float64)
 

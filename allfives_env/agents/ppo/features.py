@@ -86,10 +86,10 @@ import math
 import numpy as np
 from numba import njit
 
-from ..encoders import default_layout
-from ..rules.actions import DRAW
-from ..rules.tiles import SUIT_TILES, TILE_HIGH, TILE_LOW
-from .greedy import TIE_RANK
+from ...env.encoders import default_layout
+from ...rules.actions import DRAW
+from ...rules.tiles import SUIT_TILES, TILE_HIGH, TILE_LOW
+from ..greedy import TIE_RANK
 
 #: The parts each feature set appends, in order; a set extends another when that one's parts are a prefix of its.
 _PARTS = {"none": (), "reply": ("reply",), "reply_control": ("reply", "control"),

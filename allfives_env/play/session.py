@@ -29,11 +29,11 @@ import numpy as np
 from rich.console import Console
 from rich.text import Text
 
-from .render import SLOT_NAMES, layout_cross
-from .rules.actions import DRAW, PASS
-from .rules.game import Game
-from .rules.tiles import mask_to_tiles, tile_name
-from .rules.view import player_view
+from ..env.render.text import SLOT_NAMES, layout_cross
+from ..rules.actions import DRAW, PASS
+from ..rules.game import Game
+from ..rules.tiles import mask_to_tiles, tile_name
+from ..rules.view import player_view
 
 __all__ = [
     "Table", "ScoreSheet", "narrate_turn", "narrate_hand_end", "build_screen", "describe_move",
@@ -524,8 +524,8 @@ def replay_positions(record):
     (the first position of each hand is its deal), the problems found (empty
     when every recorded action is legal and the game replays to every recorded
     score) and the seat names."""
-    from .arena import _start_hand
-    from .rules.config import RulesConfig
+    from ..arena.match import _start_hand
+    from ..rules.config import RulesConfig
 
     config = RulesConfig.from_options(**record["config"])
     names = _record_names(record, config)

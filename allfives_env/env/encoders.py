@@ -24,9 +24,9 @@ import struct
 
 import numpy as np
 
-from .rules.actions import DRAW, NUM_ACTIONS, PASS
-from .rules.config import RulesConfig
-from .rules.tiles import TILE_LOW
+from ..rules.actions import DRAW, NUM_ACTIONS, PASS
+from ..rules.config import RulesConfig
+from ..rules.tiles import TILE_LOW
 
 MAX_COUNT = 36  # R15: the largest possible count
 MAX_POINTS = 35  # R15: the largest scoring count

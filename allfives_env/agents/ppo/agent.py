@@ -34,11 +34,11 @@ import os
 
 import numpy as np
 
-from ..encoders import DefaultEncoder
-from ..rules.actions import DRAW, NUM_ACTIONS
-from ..rules.config import RulesConfig
-from .base import BaseAgent, register_agent
-from .ppo_features import FEATURES, PolicyInput
+from ...env.encoders import DefaultEncoder
+from ...rules.actions import DRAW, NUM_ACTIONS
+from ...rules.config import RulesConfig
+from ..base import BaseAgent, register_agent
+from .features import FEATURES, PolicyInput
 
 FORMAT = "allfives-ppo"
 VERSION = 1
@@ -88,7 +88,7 @@ def policy_features(policy: dict, path="<memory>") -> str:
 
 def build_policy(policy: dict, path="<memory>"):
     """A :class:`~allfives_env.agents.ppo_net.PolicyNet` with the record's weights."""
-    from .ppo_net import PolicyNet
+    from .network import PolicyNet
 
     try:
         net = PolicyNet(**policy["net"])
@@ -261,7 +261,7 @@ class PPOAgent(BaseAgent):
         (:func:`allfives_env.vector.inference.greedy_exclusions`; the own side gets none); else None."""
         if self.infer != "greedy":
             return None
-        from ..vector.inference import view_exclusions
+        from ..inference import view_exclusions
 
         forbid = view_exclusions(view, np.zeros(4, np.int64))
         n = view.num_players

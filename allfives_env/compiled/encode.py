@@ -1,0 +1,128 @@
+"""The default observation (:class:`allfives_env.env.encoders.DefaultEncoder`), compiled."""
+
+import numpy as np
+from numba import njit
+
+from .state import BONE_POS, BRANCHES_OPEN, COUNT, C_DIVISOR, C_N, DRAW, DRAWN, F_BONE_NORM, F_SCORE_NORM, LACKS, LEADER, LEAD_TILE, LOW, MUST_PLAY, NUM_ACTIONS, OPEN, OPTS, O_BONEYARD, O_COUNT, O_DRAWN, O_FORCED, O_HAND, O_HAND_SIZES, O_IS_LEAD, O_LACKS, O_LEADER, O_PLACEMENT, O_PLAYED_BY, O_SAME_SIDE, O_SCORES, O_SLOT_AVAILABLE, O_SLOT_COUNTS, O_SLOT_DOUBLE_END, O_SLOT_VALUE, O_SPINNER_STATE, O_SPINNER_VALUE, O_TO_MOVE, PASS, PLAYED_MASK, SPINNER_TILE, SUIT_TILES, TO_MOVE, WEIGHT
+from .rules import bit_index, count_after, fitting_tiles, points_for_count, popcount, side_of
+
+
+@njit(**OPTS)
+def set_bits(out, b, base, bits):
+    """out[b, base + t] = 1 for every tile t in the bit mask."""
+    while bits:
+        low = bits & -bits
+        bits ^= low
+        out[b, base + bit_index(low)] = 1.0
+
+
+@njit(**OPTS)
+def encode(st, b, hands, scores, seat, turn, cfg, fcfg, off, out, mask):
+    """DefaultEncoder.encode for ``seat``; with ``turn`` also the mover's parts and the mask.
+
+    Relative seat of ``other`` is ``(other - seat) mod n``; written without ``%``
+    (a division) because this runs once per decision."""
+    n = cfg[C_N]
+    for i in range(out.shape[1]):
+        out[b, i] = 0.0
+    set_bits(out, b, off[O_HAND], hands[b, seat])
+    own_side = side_of(seat, n)
+    score_norm = fcfg[F_SCORE_NORM]
+    for rel in range(n):
+        other = seat + rel
+        if other >= n:
+            other -= n
+        set_bits(out, b, off[O_PLAYED_BY] + 28 * rel, hands[b, PLAYED_MASK + other])
+        if side_of(other, n) == own_side:
+            out[b, off[O_SAME_SIDE] + rel] = 1.0
+        lacks = st[b, LACKS + other]
+        if lacks:
+            for suit in range(7):
+                if (lacks >> suit) & 1:
+                    out[b, off[O_LACKS] + 7 * rel + suit] = 1.0
+        out[b, off[O_HAND_SIZES] + rel] = popcount(hands[b, other]) / 10.0
+        if n < 4:  # each seat its own side, observer first (encoders._relative_sides)
+            out[b, off[O_SCORES] + rel] = scores[b, other] * score_norm
+        if other == st[b, TO_MOVE]:
+            out[b, off[O_TO_MOVE] + rel] = 1.0
+        if other == st[b, LEADER]:
+            out[b, off[O_LEADER] + rel] = 1.0
+    if n == 4:  # two partnerships, observer's side first
+        out[b, off[O_SCORES]] = scores[b, seat & 1] * score_norm
+        out[b, off[O_SCORES] + 1] = scores[b, 1 - (seat & 1)] * score_norm
+    for slot in range(4):
+        value = st[b, OPEN + slot]
+        if value < 0:
+            continue
+        out[b, off[O_SLOT_AVAILABLE] + slot] = 1.0
+        out[b, off[O_SLOT_VALUE] + 7 * slot + value] = 1.0
+        weight = st[b, WEIGHT + slot]
+        if weight == 2:
+            out[b, off[O_SLOT_DOUBLE_END] + slot] = 1.0
+        if weight:
+            out[b, off[O_SLOT_COUNTS] + slot] = 1.0
+    spinner = st[b, SPINNER_TILE]
+    if spinner >= 0:
+        out[b, off[O_SPINNER_STATE] + (2 if st[b, BRANCHES_OPEN] else 1)] = 1.0
+        out[b, off[O_SPINNER_VALUE] + LOW[spinner]] = 1.0
+    else:
+        out[b, off[O_SPINNER_STATE]] = 1.0
+    if st[b, LEAD_TILE] < 0:
+        out[b, off[O_IS_LEAD]] = 1.0
+    out[b, off[O_COUNT]] = st[b, COUNT] / 36.0
+    out[b, off[O_BONEYARD]] = (28 - st[b, BONE_POS]) * fcfg[F_BONE_NORM]
+    if turn:
+        encode_turn(st, b, hands, seat, cfg, off, out, mask)
+
+
+@njit(**OPTS)
+def add_placements(st, b, fits_in, divisor, points_off, out, mask):
+    """Mask and placement points (R15 / 35) of every placement of the tiles in ``fits_in``."""
+    for slot in range(4):
+        value = st[b, OPEN + slot]
+        if value < 0:
+            continue
+        fits = fits_in & SUIT_TILES[value]
+        while fits:
+            low = fits & -fits
+            fits ^= low
+            tile = bit_index(low)
+            action = 4 * tile + slot
+            mask[b, action] = 1
+            points = points_for_count(count_after(st, b, tile, slot), divisor)
+            if points:
+                out[b, points_off + action] = points / 35.0
+
+
+@njit(**OPTS)
+def encode_turn(st, b, hands, seat, cfg, off, out, mask):
+    """DefaultEncoder._encode_turn plus the action mask (Game.legal_actions)."""
+    for a in range(NUM_ACTIONS):
+        mask[b, a] = 0
+    out[b, off[O_DRAWN]] = st[b, DRAWN] / 10.0
+    hand = hands[b, seat]
+    divisor = cfg[C_DIVISOR]
+    points_off = off[O_PLACEMENT]
+    if st[b, LEAD_TILE] < 0:  # R6: any tile leads at W
+        bits = hand
+        while bits:
+            low = bits & -bits
+            bits ^= low
+            t = bit_index(low)
+            mask[b, 4 * t] = 1
+            points = points_for_count(count_after(st, b, t, 0), divisor)
+            if points:
+                out[b, points_off + 4 * t] = points / 35.0
+    elif st[b, MUST_PLAY] >= 0:  # R13: the drawn tile
+        out[b, off[O_FORCED] + 1] = 1.0
+        add_placements(st, b, 1 << st[b, MUST_PLAY], divisor, points_off, out, mask)
+    elif hand & fitting_tiles(st, b):  # R12
+        add_placements(st, b, hand, divisor, points_off, out, mask)
+    elif st[b, BONE_POS] < 28:  # R13: draw
+        out[b, off[O_FORCED]] = 1.0
+        mask[b, DRAW] = 1
+    else:  # R13: pass
+        out[b, off[O_FORCED] + 2] = 1.0
+        mask[b, PASS] = 1
+
+

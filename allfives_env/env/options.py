@@ -1,0 +1,47 @@
+"""The environment options shared by the AEC env and the batched env, validated once."""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+EPISODES = ("game", "hand")
+REWARDS = ("points", "zero_sum", "win")
+#: The env options besides the players, the rules and each env's own knobs (render_mode, backend / num_envs, parallel).
+ENV_OPTIONS = ("episode", "reward", "encoder", "auto_forced")
+
+
+def check_choice(name, value, allowed):
+    """``value`` if it is one of ``allowed``, else a ``ValueError`` naming both."""
+    if not isinstance(value, str) or value not in allowed:
+        raise ValueError(f"{name}={value!r} is not allowed; allowed: {list(allowed)}")
+    return value
+
+
+def check_bool(name, value) -> bool:
+    """A real boolean (Python or NumPy); anything else (``"no"``, ``1``) is refused:
+    truthiness would turn the string ``"no"`` into ``True``."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise ValueError(f"{name}={value!r} is not allowed; allowed: True or False")
+
+
+@dataclass(frozen=True)
+class EnvOptions:
+    """How an env turns the game into episodes and rewards.
+
+    Attributes:
+        episode: ``"game"`` (to the target) or ``"hand"`` (one hand).
+        reward: ``"points"``, ``"zero_sum"`` or ``"win"``.
+        auto_forced: resolve draws and passes that are the only legal action inside the step.
+        encoder: the observation encoder's name (``"default"`` or a registered one).
+    """
+
+    episode: str = "game"
+    reward: str = "points"
+    auto_forced: bool = False
+    encoder: str = "default"
+
+    def __post_init__(self):
+        check_choice("episode", self.episode, EPISODES)
+        check_choice("reward", self.reward, REWARDS)
+        object.__setattr__(self, "auto_forced", check_bool("auto_forced", self.auto_forced))
