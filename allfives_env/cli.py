@@ -66,7 +66,7 @@ def add_eval(p):
 
 
 def run_eval(args) -> int:
-    from .arena.match import format_table, run_match
+    from .arena import format_table, run_match
 
     if args.rating:
         return run_rate(args)
@@ -93,7 +93,7 @@ def add_rate(p):
 
 
 def run_rate(args) -> int:
-    from .arena.match import format_ratings, rate_agents
+    from .arena import format_ratings, rate_agents
 
     config = _config(args)
     rating = rate_agents(config, args.agents, args.games, seed=args.seed, workers=args.workers,
@@ -124,7 +124,7 @@ def _seed(args):
 
 
 def _agents_for(specs):
-    from .agents.base import make_agent
+    from .agents.registry import make_agent
 
     return [None if spec is None else make_agent(spec) for spec in specs]
 
@@ -143,7 +143,7 @@ def add_play(p):
 
 
 def run_play(args) -> int:
-    from .play.session import make_console, play_seat_specs, play_session
+    from .play import make_console, play_seat_specs, play_session
 
     specs = play_seat_specs(args.players, args.seat, args.agents, args.partner)
     agents = _agents_for(specs)
@@ -163,7 +163,7 @@ def add_watch(p):
 
 
 def run_watch(args) -> int:
-    from .play.session import make_console, watch_seat_specs, watch_session
+    from .play import make_console, watch_seat_specs, watch_session
 
     specs = watch_seat_specs(args.players, args.agents)
     console = make_console(color=False if args.no_color else None)
@@ -181,7 +181,7 @@ def add_replay(p):
 
 
 def run_replay(args) -> int:
-    from .play.session import load_record, make_console, replay_session
+    from .play import load_record, make_console, replay_session
 
     record = load_record(args.record, args.game - 1)
     console = make_console(color=False if args.no_color else None)
@@ -201,8 +201,8 @@ def add_record(p):
 def run_record(args) -> int:
     import io
 
-    from .play.session import make_console, watch_seat_specs, watch_session
     from .env.render.image import render_rgb, save_animation
+    from .play import make_console, watch_seat_specs, watch_session
 
     specs = watch_seat_specs(args.players, args.agents)
     names = _names_for(specs)
@@ -215,22 +215,6 @@ def run_record(args) -> int:
     return 0
 
 
-# ------------------------------------------------------------------ train
-def add_train(p):
-    # the same arguments as training.ppo.add_arguments, declared here so that
-    # building the parser does not import torch
-    p.add_argument("--config", metavar="YAML", help="config file (configs/ppo_2p.yaml, ...)")
-    p.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its latest.pt")
-    p.add_argument("--run-dir", metavar="DIR", help="write the run here instead of runs/<name>_s<seed>_<time>")
-    p.add_argument("overrides", nargs="*", metavar="key=value", help="config overrides (python -m training.ppo --help lists the keys)")
-
-
-def run_train(args) -> int:
-    from training.ppo import run
-
-    return run(args)
-
-
 #: name -> (add options, run, help)
 SUBCOMMANDS = {
     "eval": (add_eval, run_eval, "play agents against each other with duplicate deals"),
@@ -239,15 +223,23 @@ SUBCOMMANDS = {
     "watch": (add_watch, run_watch, "watch agents play a game in the terminal"),
     "replay": (add_replay, run_replay, "step through a recorded game and check its scores"),
     "record": (add_record, run_record, "write a game of agents as an animated GIF or PNG frames"),
-    "train": (add_train, run_train, "PPO self-play training (python -m training.ppo; configs/*.yaml, key=value overrides)"),
 }
+#: Entry points that add subcommands (the trainer registers ``train``): each gives ``(add options, run, help)``.
+PLUGIN_GROUP = "allfives_env.commands"
+
+
+def plugin_commands() -> dict:
+    """Subcommands from installed entry points, loaded only when the parser is built."""
+    from importlib.metadata import entry_points
+
+    return {ep.name: ep.load()() for ep in entry_points(group=PLUGIN_GROUP)}
 
 
 def build_parser():
     parser = _Parser(prog="allfives", description="All Fives dominoes: environment, agents and arena")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
-    for name, (add, run, help_text) in SUBCOMMANDS.items():
+    for name, (add, run, help_text) in {**SUBCOMMANDS, **plugin_commands()}.items():
         p = sub.add_parser(name, help=help_text, description=help_text)
         add(p)
         p.set_defaults(_run=run, _prog=p.prog)

@@ -67,8 +67,9 @@ def main():
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
 
-    import allfives_env
     from pettingzoo.classic import connect_four_v3
+
+    import allfives_env
 
     runs = {
         "connect_four_v3 (PettingZoo)": lambda: aec_decisions_per_second(connect_four_v3.env, args.seconds),

@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from allfives_env.arena.match import format_table, run_match  # noqa: E402
+from allfives_env.arena import format_table, run_match  # noqa: E402
 from allfives_env.rules import RulesConfig  # noqa: E402
 
 MATCHUPS = [

@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from allfives_env.arena.match import run_match, wilson_interval  # noqa: E402
+from allfives_env.arena import run_match, wilson_interval  # noqa: E402
 from allfives_env.rules import RulesConfig  # noqa: E402
 
 Z95 = 1.959963984540054

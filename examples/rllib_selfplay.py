@@ -93,7 +93,7 @@ def train(algo, iterations):
 
 def evaluate(module, args):
     """Duplicate-deal arena matches of the greedy-over-logits policy against each spec."""
-    from allfives_env.arena.match import format_table, run_match
+    from allfives_env.arena import format_table, run_match
     from allfives_env.integrations.rllib import RLlibAgent
     from allfives_env.rules import RulesConfig
 

@@ -18,7 +18,7 @@ import time
 
 import gymnasium
 
-from allfives_env.arena.match import format_table, run_match
+from allfives_env.arena import format_table, run_match
 from allfives_env.integrations import PolicyAgent, SingleAgentAllFives
 
 

@@ -1,9 +1,20 @@
 #!/usr/bin/env bash
-# Creates .venv (if missing) and installs the package with every extra.
-# torch==2.13.0 is named first so pip takes the CPU build (no multi-GB CUDA download).
+# Creates .venv (if missing) and installs the package with the extras the tests and the main job use
+# (training, tests, docs, benchmarks, SB3, RLlib). Env-only users need none of them: `pip install -e .`
+#
+# TORCH_INDEX_URL: the wheel index torch is taken from. Unset, pip's own index is used (on the project's
+# machines it serves the CPU build of torch 2.13.0 from local wheels). Elsewhere, without a GPU, use
+#   TORCH_INDEX_URL=https://download.pytorch.org/whl/cpu bash scripts/setup.sh
+# (PyPI's default torch is the CUDA build, with about 20 nvidia-* packages).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+TORCH="torch==2.13.0"
 if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi
-.venv/bin/python -m pip install -q --disable-pip-version-check "torch==2.13.0" -e ".[train,test,bench,sb3,rllib]"
+pip=(.venv/bin/python -m pip install -q --disable-pip-version-check)
+if [ -n "${TORCH_INDEX_URL:-}" ]; then
+  "${pip[@]}" --index-url "$TORCH_INDEX_URL" "$TORCH"
+fi
+# torch is named first so that pip settles it before the extras could pull another build
+"${pip[@]}" "$TORCH" -e ".[train,test,docs,bench,sb3,rllib]"

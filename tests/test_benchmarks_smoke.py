@@ -40,7 +40,7 @@ def test_compare_policies_pairs_deals_and_pools_sets(tmp_path):
     sys.path.insert(0, str(ROOT / "benchmarks"))
     from compare_policies import paired_difference
 
-    from allfives_env.arena.match import run_match
+    from allfives_env.arena import run_match
     from allfives_env.rules import RulesConfig
 
     out = run_script("benchmarks/compare_policies.py", "--players", "2", "--seeds", "1", "2", "--games", "20",

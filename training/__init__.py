@@ -1,9 +1,13 @@
-"""PPO self-play training for All Fives (``python -m training.ppo --config configs/ppo_2p.yaml``).
+"""PPO self-play training for All Fives (``python -m training --config configs/ppo_2p.yaml``).
 
-Modules: :mod:`training.config` (the typed config), :mod:`training.rollout`
-(batched collection with per-seat transition chains), :mod:`training.advantages`
-(GAE over those chains), :mod:`training.update` (the masked PPO loss),
-:mod:`training.evaluate` (arena matches against the baselines),
-:mod:`training.checkpoint` (atomic save, validated load), :mod:`training.plot`
-(learning curves) and :mod:`training.ppo` (the main loop).
+Modules, in the order one update uses them: :mod:`training.config` (the typed
+config), :mod:`training.rollout` (batched collection with per-seat transition
+chains), :mod:`training.advantages` (GAE over those chains),
+:mod:`training.update` (the masked PPO update), :mod:`training.evaluate` (the
+live network against the baselines, in memory), :mod:`training.trainer` (one
+run's state), :mod:`training.loop` (updates, evaluations, logs, checkpoints),
+:mod:`training.checkpoint` (atomic save, validated load),
+:mod:`training.metrics` and :mod:`training.run_folder` (what a run writes),
+:mod:`training.cli` (the command). Tools: :mod:`training.export`,
+:mod:`training.plot`, :mod:`training.summary`.
 """

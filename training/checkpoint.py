@@ -16,7 +16,13 @@ import tempfile
 
 import torch
 
-from allfives_env.agents.ppo.agent import FORMAT, VERSION, CheckpointError, policy_record, read_checkpoint
+from allfives_env.agents.ppo.agent import (
+    FORMAT,
+    VERSION,
+    CheckpointError,
+    policy_record,
+    read_checkpoint,
+)
 
 __all__ = ["CheckpointError", "atomic_write", "atomic_save", "save_checkpoint", "load_checkpoint", "export_policy"]
 
@@ -82,7 +88,7 @@ def load_checkpoint(path, cfg_dict=None) -> dict:
                               "it can be played (ppo:PATH) but not resumed")
     if cfg_dict is not None:
         keys = ("num_players", "target", "hidden_sizes", "activation", "num_envs", "num_steps", "auto_forced",
-                "skip_single_choice", "features", "action_width", "action_depth", "critic", "critic_hidden_sizes")
+                "features", "action_width", "action_depth")
         from .config import defaults
 
         stored = {**defaults(), **ckpt["config"]}  # keys added after the checkpoint was written take their defaults

@@ -1,6 +1,9 @@
 """The training config: one typed dataclass, filled from a YAML file and ``key=value`` overrides.
 
-Every field carries a one-line docstring (shown by ``python -m training.ppo --help``).
+Every field carries a one-line docstring (shown by ``python -m training --help``).
+A config file holds only what differs from the file it ``extends`` (the
+shipped ones build on ``configs/base.yaml``), which holds only what differs
+from these defaults.
 An unknown key or a value of the wrong type raises :class:`ConfigError`
 naming the key (and, for a typo, the closest known key).
 """
@@ -8,15 +11,13 @@ naming the key (and, for a typo, the closest known key).
 import ast
 import difflib
 import inspect
+import os
 import typing
 from dataclasses import MISSING, asdict, dataclass, field, fields
 
 import yaml
 
 from allfives_env.agents.ppo.features import FEATURES
-
-
-CRITICS = ("shared", "privileged")
 
 
 class ConfigError(ValueError):
@@ -57,8 +58,6 @@ class TrainConfig:
     """environment steps per rollout (each step is one decision in each game)"""
     auto_forced: bool = True
     """let the environment play single-choice draws and passes itself"""
-    skip_single_choice: bool = False
-    """the learner plays moves with one legal action without a transition (rewards go to its previous decision)"""
     # ---- opponents (shares of games; normalised to sum to 1)
     opp_self: float = 0.6
     """share of games where every seat is the current policy"""
@@ -76,9 +75,9 @@ class TrainConfig:
     hidden_sizes: typing.List[int] = field(default_factory=lambda: [128, 128])
     """widths of the shared MLP trunk"""
     features: str = "none"
-    """derived inputs after the observation: none, reply (the next seat's best reply per placement), reply_control (also the own tiles still fitting), lookahead (also the next seat's expected greedy reply and the following seat's expected best play), reply_control_belief (reply_control, then the exact probability that each other seat holds each unseen tile), reply_control_infer (reply_control with the tiles the opponents' greedy placements rule out taken from their possible tiles; the collector tracks them per game) or lookahead_infer (lookahead with the same exclusions); agents/ppo_features.py"""
+    """derived inputs after the observation (agents/ppo/features.py): none, reply_control (per placement the next seat's best reply and the own tiles still fitting), lookahead (also the next seat's expected greedy reply and the following seat's expected best play) or lookahead_infer (lookahead with the tiles the opponents' greedy placements rule out; the collector tracks them per game)"""
     action_width: int = 0
-    """width of the shared action scorer that adds a score to every placement's logit from the state, the placement's tile and slot and its own action-aligned inputs (0: none; agents/ppo_net.py)"""
+    """width of the shared action scorer that adds a score to every placement's logit from the state, the placement's tile and slot and its own action-aligned inputs (0: none; agents/ppo/network.py)"""
     action_depth: int = 1
     """hidden layers of the action scorer: 1, or 2 (a second layer as wide, its output added to the first's; it starts at zero)"""
     init_from: typing.Optional[str] = None
@@ -111,24 +110,6 @@ class TrainConfig:
     """gradient clipping norm"""
     target_kl: typing.Optional[float] = None
     """stop an update's epochs early when the approximate KL exceeds this (None: never)"""
-    critic: str = "shared"
-    """the value function behind the advantages: shared (the policy network's value head) or privileged (a separate network that also reads the other seats' hands and the opponent type; training only, the policy never sees them: training/critic.py)"""
-    critic_hidden_sizes: typing.List[int] = field(default_factory=lambda: [256, 256])
-    """widths of the privileged critic's MLP (critic=privileged)"""
-    critic_warmup_updates: int = 0
-    """critic=privileged only: the first this many updates train the critic alone (the policy stays as it is), for a policy started with init_from"""
-    # ---- weight averaging (stochastic weight averaging of the policy's iterates)
-    average_from: int = 0
-    """from this update on, every average_every updates the policy's weights join an equal-weight running mean, written at the end as averaged_policy.pt next to policy.pt (0: off); the mean is not trained or played during the run"""
-    average_every: int = 5
-    """updates between two weight snapshots that join the average (average_from > 0)"""
-    # ---- expert iteration (training/distill.py)
-    distill_data: typing.List[str] = field(default_factory=list)
-    """folders of a teacher's labels (python -m training.distill collect) to imitate during PPO (empty: none)"""
-    distill_coef: float = 0.0
-    """weight of the cross-entropy to the teacher's best action, added to every minibatch's PPO loss"""
-    distill_batch: int = 512
-    """labelled decisions drawn for that loss per minibatch"""
     # ---- evaluation, logging, checkpoints
     eval_every: int = 20
     """evaluate every this many updates (0: never during training); also at the end"""
@@ -228,16 +209,6 @@ def _validate(cfg: TrainConfig) -> TrainConfig:
         ("snapshot_every", cfg.snapshot_every >= 1, "a positive integer"),
         ("pool_size", cfg.pool_size >= 1, "a positive integer"),
         ("eval_games", cfg.eval_games >= 1, "a positive integer"),
-        ("average_from", cfg.average_from >= 0, "0 (off) or the update at which weight averaging starts"),
-        ("average_every", cfg.average_every >= 1, "a positive integer"),
-        ("distill_coef", cfg.distill_coef >= 0 and (cfg.distill_coef == 0 or bool(cfg.distill_data)),
-         ">= 0, and above 0 only with distill_data"),
-        ("distill_batch", cfg.distill_batch >= 1, "a positive integer"),
-        ("critic", cfg.critic in CRITICS, " or ".join(CRITICS)),
-        ("critic_hidden_sizes", len(cfg.critic_hidden_sizes) >= 1 and min(cfg.critic_hidden_sizes) >= 1,
-         "a non-empty list of positive widths"),
-        ("critic_warmup_updates", cfg.critic_warmup_updates >= 0 and (cfg.critic_warmup_updates == 0 or cfg.critic == "privileged"),
-         ">= 0, and above 0 only with critic=privileged (a shared value head cannot learn without moving the policy's trunk)"),
     ]
     for key, ok, allowed in checks:
         if not ok:
@@ -274,15 +245,42 @@ def parse_override(text: str):
     return key.strip(), value
 
 
-def load_config(path=None, overrides=()) -> TrainConfig:
-    """The config from a YAML file (optional) with ``key=value`` overrides applied on top."""
-    values = {}
-    if path is not None:
+#: The key of a config file that names the file it builds on (resolved beside it).
+EXTENDS = "extends"
+
+
+def read_config_file(path, _seen=()) -> dict:
+    """The values of a YAML config file, after those of the file it ``extends`` (recursively);
+    a malformed or missing file is a :class:`ConfigError` naming it."""
+    path = os.path.normpath(path)
+    if path in _seen:
+        raise ConfigError(f"{path}: 'extends' loops back to it ({' -> '.join(_seen + (path,))})")
+    try:
         with open(path) as f:
-            loaded = yaml.safe_load(f) or {}
-        if not isinstance(loaded, dict):
-            raise ConfigError(f"{path}: a config file must be a mapping of keys to values")
-        values.update(loaded)
+            loaded = yaml.safe_load(f)
+    except FileNotFoundError:
+        raise ConfigError(f"config file not found: {path}") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
+        raise ConfigError(f"{path}: not valid YAML{where}: {getattr(exc, 'problem', None) or exc}") from None
+    if loaded is None:
+        loaded = {}
+    if not isinstance(loaded, dict):
+        raise ConfigError(f"{path}: a config file must be a mapping of keys to values")
+    values = {}
+    parent = loaded.pop(EXTENDS, None)
+    if parent is not None:
+        if not isinstance(parent, str):
+            raise ConfigError(f"{path}: '{EXTENDS}' must name a config file, e.g. extends: base.yaml")
+        values.update(read_config_file(os.path.join(os.path.dirname(path), parent), _seen + (path,)))
+    values.update(loaded)
+    return values
+
+
+def load_config(path=None, overrides=()) -> TrainConfig:
+    """The config from a YAML file (optional; see :func:`read_config_file`) with ``key=value`` overrides on top."""
+    values = {} if path is None else read_config_file(path)
     for text in overrides:
         key, value = parse_override(text)
         values[key] = value

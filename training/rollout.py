@@ -6,9 +6,9 @@ starts: ``self`` (every seat is the learner), ``pool`` (the learner holds one
 seat, or one partnership, against a past snapshot), ``greedy`` or ``random``
 (against that baseline). At every step the learner's rows go through the
 network in one batched forward pass; the snapshot's rows in one more; the
-baselines are vectorised (greedy reads the observation's
-``placement_points`` part and breaks ties exactly as
-:func:`allfives_env.agents.greedy_action`).
+baselines are compiled (greedy reads the observation's ``placement_points``
+part: :func:`allfives_env.agents.greedy.greedy_from_observations`, the twin of
+:func:`allfives_env.agents.greedy.greedy_action`).
 
 Reward attribution (the same as the AEC env's ``last()``): the environment
 returns every seat's reward at every step; each learner seat keeps the index
@@ -31,35 +31,17 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from allfives_env.agents.greedy import greedy_from_observations
+from allfives_env.agents.inference import ExclusionTracker
 from allfives_env.agents.ppo.features import PolicyInput
 from allfives_env.agents.ppo.network import PolicyNet
-from allfives_env.rules.actions import DRAW, NUM_ACTIONS
-from allfives_env.rules.tiles import heaviness
+from allfives_env.rules.actions import NUM_ACTIONS
 from allfives_env.vector import VectorAllFives
-from allfives_env.agents.inference import ExclusionTracker
-
-from .critic import NUM_GAME_TYPES, privileged_size
 
 SELF, POOL, GREEDY, RANDOM = 0, 1, 2, 3
 # the per-transition arrays carried from one rollout to the next
-CARRIED = ("obs", "privileged", "mask", "actions", "logprobs", "values", "rewards", "done", "valid", "seat", "game")
+CARRIED = ("obs", "mask", "actions", "logprobs", "values", "rewards", "done", "valid", "seat", "game")
 OPPONENT_TYPES = ("self", "pool", "greedy", "random")
-
-# Greedy tie-break per placement action: heavier tile first, then the lower slot.
-_HEAVY_RANK = {t: rank for rank, t in enumerate(sorted(range(28), key=heaviness))}
-GREEDY_TIEBREAK = np.array([_HEAVY_RANK[a >> 2] * 4 + (3 - (a & 3)) for a in range(DRAW)], np.float64)
-
-
-def greedy_actions(obs, mask, points_offset):
-    """The greedy baseline's action in every row (exactly ``greedy_action``'s choice)."""
-    points = np.rint(obs[:, points_offset:points_offset + DRAW].astype(np.float64) * 35.0)
-    key = np.where(mask[:, :DRAW] > 0, points * 1000.0 + GREEDY_TIEBREAK, -1.0)
-    best = key.argmax(axis=1)
-    no_placement = key[np.arange(len(best)), best] < 0
-    if no_placement.any():
-        best[no_placement] = mask[no_placement].argmax(axis=1)  # draw or pass, the only legal action
-    return best
-
 
 def random_actions(mask, rng):
     """A uniformly random legal action per row."""
@@ -100,7 +82,6 @@ class Batch:
     done: np.ndarray  # the seat's last decision of its episode
     seat: np.ndarray  # the acting seat
     game: np.ndarray  # the game index in the batched environment
-    privileged: np.ndarray = None  # critic=privileged: the critic's extra input per decision (training/critic.py)
 
     def __len__(self):
         return len(self.actions)
@@ -109,9 +90,8 @@ class Batch:
 class Buffer:
     """Flat transition storage: carried transitions first, then ``num_steps * num_envs`` slots."""
 
-    def __init__(self, capacity, obs_dim, num_actions, privileged_dim=0):
+    def __init__(self, capacity, obs_dim, num_actions):
         self.obs = np.zeros((capacity, obs_dim), np.float32)
-        self.privileged = np.zeros((capacity, privileged_dim), np.float32)
         self.mask = np.zeros((capacity, num_actions), np.bool_)
         self.actions = np.zeros(capacity, np.int64)
         self.logprobs = np.zeros(capacity, np.float32)
@@ -150,7 +130,7 @@ class Collector:
         self.config = self.env.config
         self.n = self.env.num_players
         self.B = cfg.num_envs
-        # the network input: the observation, then the config's derived features (agents/ppo_features.py)
+        # the network input: the observation, then the config's derived features (agents/ppo/features.py)
         self.policy_input = PolicyInput(cfg.features, self.n, self.config.divisor)
         self.obs_dim = self.policy_input.size
         self.out = self.env.reset(seed=cfg.seed)
@@ -162,11 +142,7 @@ class Collector:
         shares = np.array([cfg.opp_self, cfg.opp_pool, cfg.opp_greedy, cfg.opp_random], np.float64)
         self.shares = shares / shares.sum()
         self.rng = np.random.default_rng(np.random.SeedSequence([cfg.seed, 7]))
-        self.privileged = cfg.critic == "privileged"
-        self.privileged_dim = privileged_size(self.n) if self.privileged else 0
-        self._privileged = np.zeros((self.B, self.privileged_dim), np.float32)
-        self.buffer = Buffer(cfg.num_steps * self.B + self.B * self.n, self.obs_dim, self.env.num_actions,
-                             self.privileged_dim)
+        self.buffer = Buffer(cfg.num_steps * self.B + self.B * self.n, self.obs_dim, self.env.num_actions)
         self.opponent_net = None  # set by set_opponent()
         self.game_type = np.zeros(self.B, np.int64)
         self.learner = np.zeros((self.B, self.n), np.bool_)
@@ -192,29 +168,18 @@ class Collector:
         learner[types == SELF] = True
         self.learner[games] = learner
 
+    def learner_seat(self, game) -> int:
+        """A seat of the learner's side in ``game`` (its first one)."""
+        return int(np.flatnonzero(self.seat_side == self.learner_side[game])[0])
+
     def set_opponent(self, net: PolicyNet):
         """The snapshot that plays the ``pool`` games of the next rollout."""
         self.opponent_net = net
 
     # -------------------------------------------------------------- collection
-    def privileged_inputs(self, games, seats):
-        """The privileged critic's extra input for seat ``seats[i]`` of game ``games[i]``:
-        the other seats' hands (seat-relative) and the game's opponent type, one-hot."""
-        out = self._privileged[:len(games)]
-        hands = out[:, :self.privileged_dim - NUM_GAME_TYPES]
-        self.env.other_hands(games, seats, out=hands)
-        out[:, self.privileged_dim - NUM_GAME_TYPES:] = 0.0
-        out[np.arange(len(games)), self.privileged_dim - NUM_GAME_TYPES + self.game_type[games]] = 1.0
-        return out
-
     @torch.no_grad()
-    def collect(self, net: PolicyNet, critic=None) -> Batch:
-        """Play ``num_steps`` steps in every game; return the trainable transitions with GAE.
-
-        With ``critic`` (a :class:`~training.critic.PrivilegedCritic`, ``critic=privileged``)
-        the values behind the advantages are the critic's; the actions never depend on it."""
-        if self.privileged and critic is None:
-            raise ValueError("this collector was built for critic=privileged: pass the critic")
+    def collect(self, net: PolicyNet) -> Batch:
+        """Play ``num_steps`` steps in every game; return the trainable transitions with GAE."""
         cfg, B, buf, env = self.cfg, self.B, self.buffer, self.env
         base = self.num_carry
         buf.clear(base, base + cfg.num_steps * B)
@@ -227,21 +192,12 @@ class Collector:
             is_learner = self.learner[rows, mover]
             obs, mask = out.obs, out.mask
             actions = np.empty(B, np.int64)
-            if cfg.skip_single_choice:  # a move without a choice is no decision: play it, keep the chain pending
-                single = is_learner & (mask.sum(axis=1) == 1)
-                actions[single] = mask[single].argmax(axis=1)
-                li = np.flatnonzero(is_learner & ~single)
-            else:
-                li = np.flatnonzero(is_learner)
+            li = np.flatnonzero(is_learner)
             t1 = time.perf_counter()
             exclusions = None if self.exclusions is None else self.exclusions.relative(mover)
             inputs = self.policy_input(obs, mask, self._inputs, exclusions)
             legal = mask[li] > 0  # the learner rows' masks, once: forward pass, sampling and storage
             logits, values = self._forward(net, inputs[li], legal)
-            if self.privileged:
-                extra = self.privileged_inputs(li, mover[li])
-                values = critic(torch.from_numpy(inputs[li]).to(self.device),
-                                torch.from_numpy(extra).to(self.device)).float().cpu().numpy()
             a, logp = sample_actions(logits, legal, self.rng)
             actions[li] = a
             opp = np.flatnonzero(~is_learner)  # opponents' rows (single-choice ones included)
@@ -254,7 +210,8 @@ class Collector:
                     actions[pool] = sample_actions(plogits, pool_legal, self.rng)[0]
                 greedy = opp[kinds == GREEDY]
                 if len(greedy):
-                    actions[greedy] = greedy_actions(obs[greedy], mask[greedy], self.points_offset)
+                    actions[greedy] = greedy_from_observations(obs[greedy], mask[greedy], self.points_offset,
+                                                               np.empty(len(greedy), np.int64))
                 rnd = opp[kinds == RANDOM]
                 if len(rnd):
                     actions[rnd] = random_actions(mask[rnd], self.rng)
@@ -262,8 +219,6 @@ class Collector:
             # store the learner's decisions and link each to its seat's previous one
             slots = base + t * B + li
             buf.obs[slots] = inputs[li]
-            if self.privileged:
-                buf.privileged[slots] = extra
             buf.mask[slots] = legal
             buf.actions[slots] = a
             buf.logprobs[slots] = logp
@@ -309,12 +264,7 @@ class Collector:
         ended = np.flatnonzero(out.terminated)
         if len(ended) == 0:
             return
-        final = out.final_scores[ended]
-        best = final.max(axis=1, keepdims=True)
-        top = final == best
-        drawn = top.sum(axis=1) > 1
-        side_value = np.where(top, np.where(drawn[:, None], 0.0, 1.0), -1.0)  # (E, sides)
-        seat_value = side_value[:, self.seat_side]  # (E, n)
+        seat_value = out.final_outcome[ended]  # (E, n): +1 won, -1 lost, 0 drawn (the engine's R25)
         for k, b in enumerate(ended):
             for s in range(self.n):
                 slot = self.pending[b, s]
@@ -323,7 +273,7 @@ class Collector:
                     buf.done[slot] = True
             kind = self.game_type[b]
             if kind != SELF:
-                outcome = side_value[k, self.learner_side[b]]
+                outcome = seat_value[k, self.learner_seat(b)]
                 self.results[OPPONENT_TYPES[kind]].append(1.0 if outcome > 0 else (0.5 if outcome == 0 else 0.0))
         self.pending[ended] = -1
         self._assign(ended)
@@ -337,8 +287,7 @@ class Collector:
         idx = np.flatnonzero(trainable)
         batch = Batch(buf.obs[idx].copy(), buf.mask[idx].copy(), buf.actions[idx].copy(), buf.logprobs[idx].copy(),
                       buf.values[idx].copy(), adv[idx].astype(np.float32), ret[idx].astype(np.float32),
-                      buf.rewards[idx].astype(np.float32), buf.done[idx].copy(), buf.seat[idx].copy(), buf.game[idx].copy(),
-                      buf.privileged[idx].copy() if self.privileged else None)
+                      buf.rewards[idx].astype(np.float32), buf.done[idx].copy(), buf.seat[idx].copy(), buf.game[idx].copy())
         # carry the pending transitions to the front of the buffer for the next rollout
         pb, ps = np.nonzero(self.pending >= 0)
         src = self.pending[pb, ps]

@@ -22,14 +22,9 @@ def evaluate_actions(net, obs, mask, actions):
     return logp, entropy, value
 
 
-def ppo_loss(net, mb, cfg, critic=None, train_policy=True):
-    """The clipped PPO loss of one minibatch (a dict of tensors) and its statistics.
-
-    With ``critic`` (``critic=privileged``) the value loss trains that network, not the
-    policy's value head; with ``train_policy=False`` the loss is the value loss alone."""
+def ppo_loss(net, mb, cfg):
+    """The clipped PPO loss of one minibatch (a dict of tensors) and its statistics."""
     newlogp, entropy, newvalue = evaluate_actions(net, mb["obs"], mb["mask"], mb["actions"])
-    if critic is not None:
-        newvalue = critic(mb["obs"], mb["privileged"])
     logratio = newlogp - mb["logprobs"]
     ratio = logratio.exp()
     with torch.no_grad():
@@ -45,7 +40,7 @@ def ppo_loss(net, mb, cfg, critic=None, train_policy=True):
     else:
         v_loss = 0.5 * ((newvalue - mb["returns"]) ** 2).mean()
     ent = entropy.mean()
-    loss = pg_loss - cfg.ent_coef * ent + cfg.vf_coef * v_loss if train_policy else cfg.vf_coef * v_loss
+    loss = pg_loss - cfg.ent_coef * ent + cfg.vf_coef * v_loss
     stats = {"pg_loss": pg_loss.item(), "v_loss": v_loss.item(), "entropy": ent.item(),
              "approx_kl": approx_kl.item(), "clipfrac": clipfrac.item()}
     return loss, stats
@@ -53,44 +48,14 @@ def ppo_loss(net, mb, cfg, critic=None, train_policy=True):
 
 def to_tensors(batch, device):
     names = ["obs", "mask", "actions", "logprobs", "values", "advantages", "returns"]
-    if batch.privileged is not None:
-        names.append("privileged")
     return {name: torch.from_numpy(getattr(batch, name)).to(device) for name in names}
 
 
-def imitation_loss(logits, mask, targets):
-    """Cross-entropy from the masked policy to target distributions over the legal actions."""
-    logp = torch.log_softmax(masked_logits(logits, mask), dim=-1)
-    return -(targets * logp.masked_fill(~mask, 0.0)).sum(-1).mean()
-
-
-class DistillLoss:
-    """Expert iteration's auxiliary loss: cross-entropy from the policy to a teacher's best
-    actions, on labelled decisions (:mod:`training.distill`) drawn at random."""
-
-    def __init__(self, inputs, masks, targets, coef, batch_size, device="cpu"):
-        self.x = torch.from_numpy(inputs).to(device)
-        self.mask = torch.from_numpy(masks).to(device)
-        self.y = torch.from_numpy(targets).to(device)
-        self.coef, self.batch_size = float(coef), int(batch_size)
-
-    def __call__(self, net, rng):
-        idx = torch.from_numpy(rng.integers(len(self.x), size=self.batch_size)).to(self.x.device)
-        logits, _ = net(self.x[idx], self.mask[idx])
-        return imitation_loss(logits, self.mask[idx], self.y[idx])
-
-
-def ppo_update(net, optimizer, batch, cfg, rng, device="cpu", distill=None, critic=None, critic_optimizer=None,
-               train_policy=True) -> dict:
+def ppo_update(net, optimizer, batch, cfg, rng, device="cpu") -> dict:
     """``update_epochs`` passes of minibatch PPO over ``batch``; returns mean statistics.
 
-    Minibatches are drawn with ``rng`` (a numpy Generator), so an update is reproducible.
-    With ``distill`` (a :class:`DistillLoss`) each minibatch also adds its weighted loss.
-    With ``critic`` and its ``critic_optimizer`` (``critic=privileged``) the value loss
-    trains the critic; ``train_policy=False`` leaves the policy untouched (critic warm-up)."""
+    Minibatches are drawn with ``rng`` (a numpy Generator), so an update is reproducible."""
     data = to_tensors(batch, device)
-    # the warm-up leaves the policy alone; a privileged critic has its own optimizer
-    stepped = ([optimizer] if train_policy else []) + ([critic_optimizer] if critic is not None else [])
     n = len(batch)
     num_mb = max(1, round(n / cfg.minibatch_size))
     totals, count = {}, 0
@@ -99,17 +64,11 @@ def ppo_update(net, optimizer, batch, cfg, rng, device="cpu", distill=None, crit
         perm = torch.from_numpy(rng.permutation(n)).to(device)
         for idx in torch.tensor_split(perm, num_mb):
             mb = {k: v[idx] for k, v in data.items()}
-            loss, stats = ppo_loss(net, mb, cfg, critic, train_policy)
-            if distill is not None and train_policy:
-                ce = distill(net, rng)
-                loss = loss + distill.coef * ce
-                stats["distill_ce"] = ce.item()
-            for opt in stepped:
-                opt.zero_grad(set_to_none=True)
+            loss, stats = ppo_loss(net, mb, cfg)
+            optimizer.zero_grad(set_to_none=True)
             loss.backward()
-            for opt in stepped:
-                nn.utils.clip_grad_norm_([p for g in opt.param_groups for p in g["params"]], cfg.max_grad_norm)
-                opt.step()
+            nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
+            optimizer.step()
             for k, v in stats.items():
                 totals[k] = totals.get(k, 0.0) + v
             count += 1

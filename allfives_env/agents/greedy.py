@@ -1,18 +1,35 @@
-"""The max-score-now baseline.
+"""The max-score-now baseline, and its compiled twin.
 
 Rule: among the legal placements, take the one whose count scores the most
 points now (R15). Ties are broken deterministically by the heavier tile
 (more pips, then the double, then the higher half: the V3 order), then by
 the lower slot (W, E, N, S). Draw and pass are only ever legal alone.
+
+:func:`greedy_action` is the readable reference (on a ``Game`` or a
+``PlayerView``). The compiled twin serves every batched user of greedy play —
+the compiled search's rollouts (:func:`greedy_move`), the training opponents
+(:func:`greedy_from_observations`), the greedy exclusions and the policy
+features (:func:`greedy_key`) — so the order is defined here once; parity
+tests tie the twin to the reference.
 """
 
+import numpy as np
+from numba import njit
+
+from ..compiled.rules import bit_index, count_after, forced_action, points_for_count
+from ..compiled.state import LEAD_TILE, MUST_PLAY, OPEN, OPTS, SUIT_TILES, TO_MOVE
 from ..rules.actions import DRAW
+from ..rules.scoring import points_for_count as scored_points
 from ..rules.tiles import heaviness
 from .base import BaseAgent
 
 #: Tie-break rank of each placement action (higher = preferred): heavier tile, then lower slot.
 _ORDER = sorted(range(DRAW), key=lambda a: (heaviness(a >> 2), -(a & 3)))
 TIE_RANK = tuple(_ORDER.index(a) for a in range(DRAW))
+#: A placement's greedy key is ``points << RANK_BITS | tie rank``: points first, then the tie-break.
+RANK_BITS = 7
+assert DRAW <= 1 << RANK_BITS
+_TIE_RANK = np.array(TIE_RANK, np.int64)
 
 
 def greedy_action(state, legal_actions) -> int:
@@ -21,11 +38,10 @@ def greedy_action(state, legal_actions) -> int:
     if len(legal_actions) == 1 or legal_actions[0] >= DRAW:
         return legal_actions[0]
     divisor = state.divisor
-    count_after = state.count_after
     best, best_key = legal_actions[0], -1
     for action in legal_actions:
-        count = count_after(action >> 2, action & 3)
-        key = (count << 7 if count and count % divisor == 0 else 0) + TIE_RANK[action]
+        points = scored_points(state.count_after(action >> 2, action & 3), divisor)
+        key = (points << RANK_BITS) + TIE_RANK[action]
         if key > best_key:
             best, best_key = action, key
     return best
@@ -38,3 +54,63 @@ class GreedyAgent(BaseAgent):
 
     def act(self, view, legal_actions):
         return greedy_action(view, legal_actions)
+
+
+# ------------------------------------------------------------ compiled twin
+@njit(**OPTS)
+def greedy_key(points, action):
+    """Greedy's preference for placement ``action`` scoring ``points`` (higher is preferred)."""
+    return (points << RANK_BITS) + _TIE_RANK[action]
+
+
+@njit(**OPTS)
+def greedy_move(st, b, hands, divisor):
+    """:func:`greedy_action` in game ``b`` of the compiled state (a forced draw or pass as it is)."""
+    forced = forced_action(st, b, hands)
+    if forced >= 0:
+        return forced
+    hand = hands[b, st[b, TO_MOVE]]
+    best, best_key = -1, -1
+    if st[b, LEAD_TILE] < 0:
+        for t in range(28):
+            if (hand >> t) & 1:
+                key = greedy_key(points_for_count(count_after(st, b, t, 0), divisor), 4 * t)
+                if key > best_key:
+                    best, best_key = 4 * t, key
+        return best
+    if st[b, MUST_PLAY] >= 0:
+        hand = 1 << st[b, MUST_PLAY]
+    for slot in range(4):
+        v = st[b, OPEN + slot]
+        if v < 0:
+            continue
+        fits = hand & SUIT_TILES[v]
+        while fits:  # each fitting tile: isolate the lowest set bit
+            low = fits & -fits
+            fits ^= low
+            t = bit_index(low)
+            key = greedy_key(points_for_count(count_after(st, b, t, slot), divisor), 4 * t + slot)
+            if key > best_key:
+                best, best_key = 4 * t + slot, key
+    return best
+
+
+@njit(**OPTS)
+def greedy_from_observations(obs, mask, points_offset, out):
+    """``out[b]``: greedy's action in row ``b`` of default observations (``placement_points``
+    at ``points_offset`` holds each placement's points / 35) and masks; the only legal
+    action when no placement is legal."""
+    for b in range(obs.shape[0]):
+        best, best_key = -1, -1
+        for a in range(DRAW):
+            if mask[b, a]:
+                key = greedy_key(np.int64(np.rint(obs[b, points_offset + a] * 35.0)), a)
+                if key > best_key:
+                    best, best_key = a, key
+        if best < 0:
+            for a in range(mask.shape[1]):
+                if mask[b, a]:
+                    best = a
+                    break
+        out[b] = best
+    return out

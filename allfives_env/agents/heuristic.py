@@ -28,11 +28,25 @@ a documented term (weights are constructor options):
    playing it while it fits is worth a little.
 """
 
+import numpy as np
+
 from ..rules.actions import DRAW
 from ..rules.scoring import points_for_count, round5
-from ..rules.tiles import SUIT_TILES, TILE_HIGH, TILE_IS_DOUBLE, TILE_LOW, TILE_PIPS, heaviness, mask_to_tiles
+from ..rules.tiles import (
+    SUIT_TILES,
+    TILE_HIGH,
+    TILE_IS_DOUBLE,
+    TILE_LOW,
+    TILE_PIPS,
+    heaviness,
+    mask_to_tiles,
+)
 from ..rules.view import public_layout, unseen_allowed
 from .base import BaseAgent
+
+#: The constructor's weights, in the order of :meth:`HeuristicAgent.weight_array` (the compiled twin's order).
+WEIGHT_NAMES = ("reply_weight", "control_weight", "stuck_penalty", "shed_weight", "late_shed_weight",
+                "double_bonus")
 
 
 class HeuristicAgent(BaseAgent):
@@ -55,6 +69,10 @@ class HeuristicAgent(BaseAgent):
             return legal_actions[0]
         scores = score_placements(view, legal_actions, self)
         return max(legal_actions, key=lambda a: (scores[a], heaviness(a >> 2), -(a & 3)))
+
+    def weight_array(self) -> np.ndarray:
+        """The weights as float64 in :data:`WEIGHT_NAMES` order (what the compiled heuristic reads)."""
+        return np.array([getattr(self, name) for name in WEIGHT_NAMES], np.float64)
 
 
 def score_placements(view, legal_actions, weights) -> dict:

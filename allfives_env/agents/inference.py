@@ -23,38 +23,59 @@ and ask the greedy agent) and with each other.
 import numpy as np
 from numba import njit
 
-from .greedy import TIE_RANK as _TIE_RANK
-from ..compiled.rules import count_after, layout_count, place, popcount, side_of
-from ..compiled.state import ARM, BRANCHES_OPEN, CENTER, COUNT, DRAW, LEAD_TILE, MUST_PLAY, NUM_FIELDS, OPEN, OPTS, PASS, PLAYED_MASK, SPINNER_SLOT, SPINNER_TILE, TILE_SUITS, TO_MOVE, WEIGHT
-
-TIE_RANK = np.array(_TIE_RANK, np.int64)
-
+from ..compiled.rules import (
+    count_after,
+    layout_count,
+    place,
+    points_for_count,
+    popcount,
+    side_of,
+)
+from ..compiled.state import (
+    ARM,
+    BRANCHES_OPEN,
+    CENTER,
+    COUNT,
+    DRAW,
+    LEAD_TILE,
+    MUST_PLAY,
+    NUM_FIELDS,
+    OPEN,
+    OPTS,
+    PASS,
+    PLAYED_MASK,
+    SPINNER_SLOT,
+    SPINNER_TILE,
+    TILE_SUITS,
+    TO_MOVE,
+    WEIGHT,
+)
+from .greedy import greedy_key
 
 
 @njit(**OPTS)
-def greedy_key(st, b, tile, slot, divisor):
-    """The greedy agent's preference for a placement (greedy_move's key: points first, then the tie rank)."""
-    count = count_after(st, b, tile, slot)
-    return (count << 7 if count > 0 and count % divisor == 0 else 0) + TIE_RANK[4 * tile + slot]
+def placement_key(st, b, tile, slot, divisor):
+    """Greedy's preference for placing ``tile`` at ``slot`` on the layout of row ``b``."""
+    return greedy_key(points_for_count(count_after(st, b, tile, slot), divisor), 4 * tile + slot)
 
 
 @njit(**OPTS)
 def ranked_above(st, b, tile, slot, placed, divisor):
     """The tiles outside ``placed`` (and other than ``tile``) that greedy would have played instead of
     placement ``(tile, slot)`` on the layout of row ``b``, had they been in the mover's hand."""
-    chosen = greedy_key(st, b, tile, slot, divisor)
+    chosen = placement_key(st, b, tile, slot, divisor)
     out = 0
     lead = st[b, LEAD_TILE] < 0
     for t in range(28):
         if (placed >> t) & 1 or t == tile:
             continue
         if lead:
-            if greedy_key(st, b, t, 0, divisor) > chosen:
+            if placement_key(st, b, t, 0, divisor) > chosen:
                 out |= 1 << t
             continue
         for s in range(4):
             v = st[b, OPEN + s]
-            if v >= 0 and ((TILE_SUITS[t] >> v) & 1) and greedy_key(st, b, t, s, divisor) > chosen:
+            if v >= 0 and ((TILE_SUITS[t] >> v) & 1) and placement_key(st, b, t, s, divisor) > chosen:
                 out |= 1 << t
                 break
     return out
@@ -159,7 +180,7 @@ class ExclusionTracker:
     kept up to date by calling :meth:`before_step` with the actions about to be played and
     :meth:`after_step` with the step's output (draws are noticed by the hands growing, so
     ``auto_forced`` draws count too). :meth:`relative` gives them as the mover's
-    :class:`~allfives_env.agents.ppo_features.PolicyInput` takes them (seat-relative, the own side's
+    :class:`~allfives_env.agents.ppo.features.PolicyInput` takes them (seat-relative, the own side's
     empty), equal to :func:`greedy_exclusions` over the hand's events."""
 
     def __init__(self, venv):

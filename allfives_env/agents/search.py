@@ -25,11 +25,6 @@ games of ``benchmarks/agent_strength.py``).
 environment (:mod:`allfives_env.agents.search_compiled`): about fifty times faster per
 decision (``benchmarks/search_speed.py``), with its own random stream, so not
 the same worlds as ``engine=python``.
-``policy=PATH`` (a PPO checkpoint for this number of players; implies
-``engine=compiled``) plays the rollouts of the searching side's seats with that
-policy's most likely placement instead of greedy, the other sides still greedy
-(:mod:`allfives_env.vector.policy_search`): planning with a model of its own
-side's learned play rather than of greedy's.
 ``infer=greedy`` (compiled engine) samples only worlds in which every opponent's
 placements this hand were greedy's choices: each tile that would have scored
 more, or tied and ranked higher, than what it played is kept out of its hand
@@ -50,7 +45,6 @@ from .base import BaseAgent
 from .greedy import greedy_action
 from .heuristic import HeuristicAgent, score_placements
 
-
 #: Worlds per move when ``samples`` is not given: a 2-player game then takes about
 #: 0.5 s of CPU on one core of the development machine, 3 and 4 players a little more.
 DEFAULT_SAMPLES = {2: 24, 3: 40, 4: 48}
@@ -68,7 +62,7 @@ class SearchAgent(BaseAgent):
     name = "search"
 
     def __init__(self, samples=None, depth=None, time_ms=None, min_samples=4, win_value=100.0, prior_weight=1.0,
-                 engine=None, policy=None, infer=None):
+                 engine=None, infer=None):
         super().__init__()
         if engine not in (None, "python", "compiled"):
             raise ValueError(f"engine={engine!r} is not allowed; allowed: 'python' or 'compiled'")
@@ -78,21 +72,12 @@ class SearchAgent(BaseAgent):
         if infer == "greedy" and engine == "python":
             raise ValueError("infer=greedy runs on the compiled engine only: drop engine=python")
         self.infer = infer
-        if policy is not None and engine == "python":
-            raise ValueError("policy rollouts run on the compiled engine only: drop engine=python (policy=PATH "
-                             "implies engine=compiled)")
-        engine = engine or ("compiled" if policy is not None or infer == "greedy" else "python")
+        engine = engine or ("compiled" if infer == "greedy" else "python")
         if engine == "compiled" and (depth is not None or time_ms is not None):
             raise ValueError("engine=compiled plays whole-hand rollouts with a fixed budget: depth and time_ms "
                              "are options of engine=python only")
         self.engine = engine
         self._compiled = None
-        self._policy = None
-        if policy is not None:
-            from .ppo.agent import PPOAgent
-
-            # without greedy exclusions: the rollouts' positions carry no hand history to infer them from
-            self._policy = PPOAgent(str(policy), infer="off")
         self.prior_weight = float(prior_weight)
         self._prior = HeuristicAgent()
         if samples is not None and (not isinstance(samples, int) or samples < 1):
@@ -110,10 +95,8 @@ class SearchAgent(BaseAgent):
         if self.engine == "compiled":
             from .search_compiled import CompiledSearch
 
-            if self._policy is not None:
-                self._policy.reset(seat, config, rng)  # checks the players and the input size
             self._compiled = CompiledSearch(config, self._samples, self.win_value, self.prior_weight, rng,
-                                            policy=self._policy, infer=self.infer == "greedy")
+                                            infer=self.infer == "greedy")
 
     def act(self, view, legal_actions):
         if len(legal_actions) == 1 or legal_actions[0] >= DRAW:
@@ -124,8 +107,7 @@ class SearchAgent(BaseAgent):
     def action_values(self, view, legal_actions) -> list:
         """The search's value of each of ``legal_actions`` (placements; more than one):
         the mean rollout value over the sampled worlds plus ``prior_weight`` times
-        the heuristic value. ``act`` takes the highest (ties: greedy's choice); an
-        expert-iteration student learns from the whole list (``training/distill.py``)."""
+        the heuristic value. ``act`` takes the highest (ties: greedy's choice)."""
         legal = list(legal_actions)
         if self._compiled is not None:
             return self._compiled.action_values(view, legal)

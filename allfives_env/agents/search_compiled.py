@@ -20,8 +20,7 @@ placement exactly as :meth:`SearchAgent.action_values` defines it:
   added.
 
 It runs on the numba kernels of the batched environment, about fifty
-times faster than the Python search, which makes labelling millions of
-decisions for expert iteration (``training/distill.py``) affordable.
+times faster than the Python search (``benchmarks/search_speed.py``).
 Tests compare the greedy policy, the rollouts and the heuristic prior with
 the Python agents on the same positions, and the sampled worlds with the
 information rules.
@@ -30,22 +29,65 @@ information rules.
 import numpy as np
 from numba import njit
 
-from .greedy import TIE_RANK as _TIE_RANK
-from .heuristic import HeuristicAgent
 from ..compiled.rng import rand_below
-from ..compiled.rules import apply_action, bit_index, count_after, fitting_tiles, forced_action, layout_count, mask_pips, place, points_for_count, popcount, round5, side_of
-from ..compiled.state import kernel_config, ARM, BONE_POS, BRANCHES_OPEN, COUNT, C_DIVISOR, C_N, C_SIDES, DRAW, DRAWN, F_TARGET, GAME_OVER, HAND_OVER, HIGH, LACKS, LEADER, LEAD_TILE, LOW, MUST_PLAY, NEXT_LEADER, NUM_FIELDS, OPEN, OPTS, ORDER, PLAYED_MASK, SPINNER_SLOT, SPINNER_TILE, SUIT_TILES, TILE_SUITS, TO_MOVE, WEIGHT, WINNERS
+from ..compiled.rules import (
+    apply_action,
+    bit_index,
+    count_after,
+    fitting_tiles,
+    layout_count,
+    mask_pips,
+    place,
+    points_for_count,
+    popcount,
+    round5,
+    side_of,
+)
+from ..compiled.state import (
+    ARM,
+    BONE_POS,
+    BRANCHES_OPEN,
+    C_DIVISOR,
+    C_N,
+    C_SIDES,
+    COUNT,
+    DRAW,
+    DRAWN,
+    F_TARGET,
+    GAME_OVER,
+    HAND_OVER,
+    HIGH,
+    LACKS,
+    LEAD_TILE,
+    LEADER,
+    LOW,
+    MUST_PLAY,
+    NEXT_LEADER,
+    NUM_FIELDS,
+    OPEN,
+    OPTS,
+    ORDER,
+    PLAYED_MASK,
+    SPINNER_SLOT,
+    SPINNER_TILE,
+    SUIT_TILES,
+    TILE_SUITS,
+    TO_MOVE,
+    WEIGHT,
+    WINNERS,
+    kernel_config,
+)
+from ..env.encoders import default_layout
+from .greedy import greedy_move
+from .heuristic import HeuristicAgent
 from .inference import view_exclusions
 
-TIE_RANK = np.array(_TIE_RANK, np.int64)
 PIPS = np.array([int(LOW[t] + HIGH[t]) for t in range(28)], np.int64)
 ALL_TILES = (1 << 28) - 1
 #: Scratch rows a search needs: the sampled world and the game an action is tried in.
 WORLD, TRIAL = 0, 1
-_H = HeuristicAgent()
-#: The heuristic agent's default weights, in the order heuristic_values reads them.
-HEURISTIC_WEIGHTS = np.array([_H.reply_weight, _H.control_weight, _H.stuck_penalty, _H.shed_weight,
-                              _H.late_shed_weight, _H.double_bonus], np.float64)
+#: The heuristic agent's default weights, in the order heuristic_values reads them (heuristic.WEIGHT_NAMES).
+HEURISTIC_WEIGHTS = HeuristicAgent().weight_array()
 
 
 
@@ -84,40 +126,6 @@ def legal_placements(st, b, hands, out):
     return n
 
 
-@njit(**OPTS)
-def greedy_move(st, b, hands, divisor):
-    """The greedy agent's action: the most points now, ties to the heavier tile, then the lower slot."""
-    forced = forced_action(st, b, hands)
-    if forced >= 0:
-        return forced
-    hand = hands[b, st[b, TO_MOVE]]
-    if st[b, LEAD_TILE] < 0:
-        best, best_key = -1, -1
-        for t in range(28):
-            if (hand >> t) & 1:
-                count = count_after(st, b, t, 0)
-                key = (count << 7 if count > 0 and count % divisor == 0 else 0) + TIE_RANK[4 * t]
-                if key > best_key:
-                    best, best_key = 4 * t, key
-        return best
-    if st[b, MUST_PLAY] >= 0:
-        hand = 1 << st[b, MUST_PLAY]
-    best, best_key = -1, -1
-    for slot in range(4):
-        v = st[b, OPEN + slot]
-        if v < 0:
-            continue
-        fits = hand & SUIT_TILES[v]
-        while fits:
-            low = fits & -fits
-            fits ^= low
-            t = bit_index(low)
-            count = count_after(st, b, t, slot)
-            action = 4 * t + slot
-            key = (count << 7 if count > 0 and count % divisor == 0 else 0) + TIE_RANK[action]
-            if key > best_key:
-                best, best_key = action, key
-    return best
 
 
 @njit(**OPTS)
@@ -309,7 +317,7 @@ def heuristic_values(st, b, hands, scores, cfg, target, legal, n_legal, weights,
         for s in range(n):
             if side_of(s, n) != side:
                 held += popcount(hands[b, s])
-        opp_pips = held * mask_pips(unseen) / n_unseen
+        opp_pips = held * (mask_pips(unseen) / n_unseen)  # the mean first, as in Python (same rounding)
     for k in range(n_legal):
         action = legal[k]
         tile, slot = action >> 2, action & 3
@@ -446,13 +454,6 @@ class Searcher(SearchScratch):
     def venv_values(self, venv, b):
         return self.values(venv._st, venv._hands, venv._scores, b, venv._cfg, venv._fcfg)
 
-    @staticmethod
-    def choose(st, hands, b, cfg, legal, values) -> int:
-        """The best-valued action; ties go to the greedy agent's choice (SearchAgent.act's rule)."""
-        from .search import best_action
-
-        return best_action(legal.tolist(), values.tolist(), greedy_move(st, b, hands, cfg[C_DIVISOR]))
-
 
 def load_view(view, st, hands, scores, b=0):
     """Row ``b`` of the state arrays := what ``view`` (a PlayerView of the seat to move) knows.
@@ -498,22 +499,13 @@ def load_view(view, st, hands, scores, b=0):
 
 
 class CompiledSearch:
-    """:meth:`SearchAgent.action_values` on the compiled search (``search:engine=compiled``); with
-    ``policy`` (a reset :class:`~allfives_env.agents.ppo.PPOAgent`) the rollouts play it for the
-    searching side (:mod:`allfives_env.vector.policy_search`)."""
+    """:meth:`SearchAgent.action_values` on the compiled search (``search:engine=compiled``)."""
 
-    def __init__(self, config, samples, win_value, prior_weight, rng, policy=None, infer=False):
-        from ..env.encoders import default_layout
-
+    def __init__(self, config, samples, win_value, prior_weight, rng, infer=False):
         self.cfg, self.fcfg, self.off = kernel_config(config, default_layout(config.num_players), "game", "points",
                                                       False)
-        options = dict(samples=samples, win_value=win_value, prior_weight=prior_weight, seed=int(rng.integers(2 ** 62)))
-        if policy is None:
-            self.searcher = Searcher(config.num_sides, **options)
-        else:
-            from ..vector.policy_search import PolicySearcher
-
-            self.searcher = PolicySearcher(policy, config.num_sides, **options)
+        self.searcher = Searcher(config.num_sides, samples=samples, win_value=win_value, prior_weight=prior_weight,
+                                 seed=int(rng.integers(2 ** 62)))
         self.infer = bool(infer)
         self.forbid = np.zeros(4, np.int64)
         self.st = np.zeros((1, NUM_FIELDS), np.int8)
@@ -524,10 +516,6 @@ class CompiledSearch:
         load_view(view, self.st, self.hands, self.scores)
         if self.infer:
             view_exclusions(view, self.forbid)
-        arrays = (self.st, self.hands, self.scores, 0, self.cfg, self.fcfg)
-        if isinstance(self.searcher, Searcher):
-            legal, values = self.searcher.values(*arrays, self.forbid)
-        else:  # the policy's inputs need the observation layout too
-            legal, values = self.searcher.values(*arrays, self.off, self.forbid)
+        legal, values = self.searcher.values(self.st, self.hands, self.scores, 0, self.cfg, self.fcfg, self.forbid)
         by_action = dict(zip(legal.tolist(), values.tolist()))
         return [by_action[a] for a in legal_actions]

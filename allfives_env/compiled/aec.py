@@ -2,16 +2,31 @@
 (:class:`allfives_env.env.cores.CompiledCore`).
 """
 
-import numpy as np
 from numba import njit
 
-from .state import C_AUTO_FORCED, C_EPISODE, C_HAND_SIZE, C_N, C_SIDES, F_TARGET, GAME_OVER, HAND_OVER, NUM_ACTIONS, NUM_CFG, NUM_FIELDS, OBS_PARTS, OPTS, ORDER, TO_MOVE, WINNERS
-from .rules import apply_action, forced_action, new_game, start_hand
 from .encode import encode
+from .rules import apply_action, forced_action, start_hand
+from .state import (
+    C_AUTO_FORCED,
+    C_EPISODE,
+    C_HAND_SIZE,
+    C_N,
+    C_SIDES,
+    F_TARGET,
+    GAME_OVER,
+    HAND_OVER,
+    NUM_ACTIONS,
+    NUM_CFG,
+    NUM_FIELDS,
+    OBS_PARTS,
+    OPTS,
+    ORDER,
+    TO_MOVE,
+    WINNERS,
+)
 from .step import episode_over
 
-
-# The compiled backend of the AEC env (allfives_env.cores.CompiledCore) runs one
+# The compiled backend of the AEC env (allfives_env.env.cores.CompiledCore) runs one
 # game (row 0) through these entries. Deals come from Python (rules.game.draw_deal)
 # so that a seed gives the same games as the pure-Python engine; the masks are
 # one row per seat, only the mover's row non-zero, as the env hands them out.

@@ -1,10 +1,60 @@
 """The default observation (:class:`allfives_env.env.encoders.DefaultEncoder`), compiled."""
 
-import numpy as np
 from numba import njit
 
-from .state import BONE_POS, BRANCHES_OPEN, COUNT, C_DIVISOR, C_N, DRAW, DRAWN, F_BONE_NORM, F_SCORE_NORM, LACKS, LEADER, LEAD_TILE, LOW, MUST_PLAY, NUM_ACTIONS, OPEN, OPTS, O_BONEYARD, O_COUNT, O_DRAWN, O_FORCED, O_HAND, O_HAND_SIZES, O_IS_LEAD, O_LACKS, O_LEADER, O_PLACEMENT, O_PLAYED_BY, O_SAME_SIDE, O_SCORES, O_SLOT_AVAILABLE, O_SLOT_COUNTS, O_SLOT_DOUBLE_END, O_SLOT_VALUE, O_SPINNER_STATE, O_SPINNER_VALUE, O_TO_MOVE, PASS, PLAYED_MASK, SPINNER_TILE, SUIT_TILES, TO_MOVE, WEIGHT
-from .rules import bit_index, count_after, fitting_tiles, points_for_count, popcount, side_of
+from .rules import (
+    bit_index,
+    count_after,
+    fitting_tiles,
+    points_for_count,
+    popcount,
+    side_of,
+)
+from .state import (
+    BONE_POS,
+    BRANCHES_OPEN,
+    C_DIVISOR,
+    C_N,
+    COUNT,
+    DRAW,
+    DRAWN,
+    F_BONE_NORM,
+    F_SCORE_NORM,
+    LACKS,
+    LEAD_TILE,
+    LEADER,
+    LOW,
+    MUST_PLAY,
+    NUM_ACTIONS,
+    O_BONEYARD,
+    O_COUNT,
+    O_DRAWN,
+    O_FORCED,
+    O_HAND,
+    O_HAND_SIZES,
+    O_IS_LEAD,
+    O_LACKS,
+    O_LEADER,
+    O_PLACEMENT,
+    O_PLAYED_BY,
+    O_SAME_SIDE,
+    O_SCORES,
+    O_SLOT_AVAILABLE,
+    O_SLOT_COUNTS,
+    O_SLOT_DOUBLE_END,
+    O_SLOT_VALUE,
+    O_SPINNER_STATE,
+    O_SPINNER_VALUE,
+    O_TO_MOVE,
+    OPEN,
+    OPTS,
+    PASS,
+    PLAYED_MASK,
+    SPINNER_TILE,
+    SUIT_TILES,
+    TO_MOVE,
+    WEIGHT,
+)
 
 
 @njit(**OPTS)

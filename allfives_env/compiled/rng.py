@@ -40,10 +40,24 @@ def rand_below(rng, b, bound):
 
 
 @njit(**OPTS)
+def stream_start(base, k):
+    """The start of stream ``k`` (a non-negative integer) of seed ``base``: mix64(base ^ mix64(k + 1))."""
+    return mix64(base ^ mix64(_U(k) + _U(1)))
+
+
+@njit(**OPTS)
 def seed_streams(rng, base):
-    """Independent streams: game ``b`` starts from mix64(base ^ mix64(b + 1))."""
+    """Independent streams: game ``b`` starts from stream ``b`` (:func:`stream_start`)."""
     for b in range(rng.shape[0]):
-        rng[b] = mix64(base ^ mix64(_U(b + 1)))
+        rng[b] = stream_start(base, b)
+
+
+@njit(**OPTS)
+def seed_streams_by_id(rng, base, ids):
+    """Game ``b`` starts from stream ``ids[b]`` (uint64): games with equal ids share a stream;
+    ``ids = arange(B)`` gives :func:`seed_streams`."""
+    for b in range(rng.shape[0]):
+        rng[b] = stream_start(base, ids[b])
 
 
 @njit(**OPTS)

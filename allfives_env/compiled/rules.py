@@ -8,8 +8,47 @@ games through both and compares every step.
 import numpy as np
 from numba import njit
 
-from .state import ARM, BONE_POS, BRANCHES_OPEN, CENTER, COUNT, C_DIVISOR, C_FIRST_LEADER, C_HAND_SIZE, C_N, C_SCORING, C_SIDES, DRAW, DRAWN, GAME_OVER, HAND_OVER, HEAVINESS, HIGH, LACKS, LEADER, LEAD_TILE, LOW, MUST_PLAY, NEXT_LEADER, NUM_ACTIONS, OPEN, OPTS, ORDER, PASS, PLAYED_MASK, SCORING_NET, SCORING_PENALTY, SPINNER_SLOT, SPINNER_TILE, SUIT_TILES, TILE_SUITS, TO_MOVE, WEIGHT, WINNERS
 from .rng import rand_below
+from .state import (
+    ARM,
+    BONE_POS,
+    BRANCHES_OPEN,
+    C_DIVISOR,
+    C_FIRST_LEADER,
+    C_HAND_SIZE,
+    C_N,
+    C_SCORING,
+    C_SIDES,
+    CENTER,
+    COUNT,
+    DRAW,
+    DRAWN,
+    GAME_OVER,
+    HAND_OVER,
+    HEAVINESS,
+    HIGH,
+    LACKS,
+    LEAD_TILE,
+    LEADER,
+    LOW,
+    MUST_PLAY,
+    NEXT_LEADER,
+    NUM_ACTIONS,
+    OPEN,
+    OPTS,
+    ORDER,
+    PASS,
+    PLAYED_MASK,
+    SCORING_NET,
+    SCORING_PENALTY,
+    SPINNER_SLOT,
+    SPINNER_TILE,
+    SUIT_TILES,
+    TILE_SUITS,
+    TO_MOVE,
+    WEIGHT,
+    WINNERS,
+)
 
 # de Bruijn table: index of an isolated bit below 2**32.
 _DEBRUIJN = np.array([0, 1, 28, 2, 29, 14, 24, 3, 30, 22, 20, 15, 25, 17, 4, 8,
@@ -157,11 +196,18 @@ def start_hand(st, b, hands, scores, hstart, leader, n, hand_size):
 
 @njit(**OPTS)
 def deal_random(st, b, hands, scores, hstart, rng, cfg):
-    """Game.start_next_hand (or the deal of start_game): R19 leader, R4 shuffle."""
+    """Game.start_next_hand (or the deal of start_game): R19 leader, R4 shuffle.
+
+    Every deal takes the same amount of randomness from ``rng[b]``: a leader is
+    always drawn (R5/V3) and used only when the rules call for a draw (a new game,
+    or after a block, R19: ``NEXT_LEADER < 0``), else the R19 leader leads. So
+    games started from the same stream state get the same k-th deal whatever
+    their moves (duplicate deals)."""
     n = cfg[C_N]
+    drawn = draw_leader(st, b, rng, n, cfg[C_FIRST_LEADER])  # may use the ORDER area: the shuffle resets it
     leader = st[b, NEXT_LEADER]
     if leader < 0:
-        leader = draw_leader(st, b, rng, n, cfg[C_FIRST_LEADER])
+        leader = drawn
     for t in range(28):
         st[b, ORDER + t] = t
     for i in range(27, 0, -1):  # Fisher-Yates

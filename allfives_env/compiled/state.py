@@ -22,11 +22,12 @@ re-types a rule constant.
 
 import numpy as np
 
-from ..rules.config import FIRST_LEADER_METHODS, HAND_SCORING_METHODS
 from ..rules.actions import DRAW, NUM_ACTIONS, PASS  # noqa: F401  (re-exported to the kernels)
+from ..rules.config import FIRST_LEADER_METHODS, HAND_SCORING_METHODS
 from ..rules.game import CENTER  # noqa: F401
-from ..rules.tiles import NUM_TILES, SUIT_TILES as _SUIT_TILES, TILE_HIGH, TILE_LOW, TILE_SUITS as _TILE_SUITS
-from ..rules.tiles import heaviness
+from ..rules.tiles import NUM_TILES, TILE_HIGH, TILE_LOW, heaviness
+from ..rules.tiles import SUIT_TILES as _SUIT_TILES
+from ..rules.tiles import TILE_SUITS as _TILE_SUITS
 
 LOW = np.array(TILE_LOW, np.int64)
 HIGH = np.array(TILE_HIGH, np.int64)

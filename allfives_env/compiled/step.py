@@ -6,12 +6,38 @@ Entry points (``step_all_*``, ``reset_all``, ``set_deal``) are the only kernels
 Python calls; see :mod:`allfives_env.compiled.state` for the array layout.
 """
 
-import numpy as np
 from numba import njit, prange
 
-from .state import C_AUTO_FORCED, C_EPISODE, C_HAND_SIZE, C_N, C_REWARD, C_SIDES, EPISODE_HAND, F_TARGET, GAME_OVER, HAND_OVER, NEXT_LEADER, OPTS, ORDER, REWARD_POINTS, REWARD_ZERO_SUM, TO_MOVE, WINNERS
-from .rules import apply_action, deal_random, forced_action, is_legal, new_game, popcount, side_of, start_hand
 from .encode import encode
+from .rules import (
+    apply_action,
+    deal_random,
+    forced_action,
+    is_legal,
+    new_game,
+    popcount,
+    side_of,
+    start_hand,
+)
+from .state import (
+    C_AUTO_FORCED,
+    C_EPISODE,
+    C_HAND_SIZE,
+    C_N,
+    C_REWARD,
+    C_SIDES,
+    EPISODE_HAND,
+    F_TARGET,
+    GAME_OVER,
+    HAND_OVER,
+    NEXT_LEADER,
+    OPTS,
+    ORDER,
+    REWARD_POINTS,
+    REWARD_ZERO_SUM,
+    TO_MOVE,
+    WINNERS,
+)
 
 
 @njit(**OPTS)
@@ -62,29 +88,41 @@ def set_rewards(st, b, scores, hstart, gains, cfg, terminal, rewards):
     elif not terminal:
         for seat in range(n):
             rewards[b, seat] = 0.0
-    else:  # win: +1 winner, -1 the others, 0 for sides in a drawn game (R25)
-        if st[b, GAME_OVER]:
-            winners = st[b, WINNERS]
-        else:  # a hand episode: rank by the points gained this hand
-            best = -1e300
-            for side in range(sides):
-                best = max(best, scores[b, side] - hstart[b, side])
-            winners = 0
-            for side in range(sides):
-                if scores[b, side] - hstart[b, side] == best:
-                    winners |= 1 << side
-        drawn = popcount(winners) > 1
-        for seat in range(n):
-            if (winners >> side_of(seat, n)) & 1:
-                rewards[b, seat] = 0.0 if drawn else 1.0
-            else:
-                rewards[b, seat] = -1.0
+    else:
+        seat_outcomes(episode_winners(st, b, scores, hstart, sides), n, rewards[b])
+
+
+@njit(**OPTS)
+def episode_winners(st, b, scores, hstart, sides):
+    """Bit mask of the sides that won the episode that just ended: the game's winners
+    (R25), or in a hand episode the sides that gained the most points this hand."""
+    if st[b, GAME_OVER]:
+        return st[b, WINNERS]
+    best = -1e300
+    for side in range(sides):
+        best = max(best, scores[b, side] - hstart[b, side])
+    winners = 0
+    for side in range(sides):
+        if scores[b, side] - hstart[b, side] == best:
+            winners |= 1 << side
+    return winners
+
+
+@njit(**OPTS)
+def seat_outcomes(winners, n, out):
+    """``out[seat]``: +1 for a winning seat, -1 for a losing one, 0 for the winners of a drawn game (R25)."""
+    drawn = popcount(winners) > 1
+    for seat in range(n):
+        if (winners >> side_of(seat, n)) & 1:
+            out[seat] = 0.0 if drawn else 1.0
+        else:
+            out[seat] = -1.0
 
 
 @njit(**OPTS, inline='always')
 def step_game(b, action, st, hands, scores, hstart, gains, rng, cfg, fcfg, off,
               to_move, obs, mask, rewards, terminated, scores_out, new_hand,
-              final_obs, final_scores, final_seat):
+              final_obs, final_scores, final_seat, final_outcome):
     """One env step of game b: apply, resolve forced steps, deal on or auto-reset, observe."""
     target = fcfg[F_TARGET]
     for side in range(gains.shape[1]):
@@ -103,6 +141,7 @@ def step_game(b, action, st, hands, scores, hstart, gains, rng, cfg, fcfg, off,
         encode(st, b, hands, scores, seat, False, cfg, fcfg, off, final_obs, mask)
         for side in range(scores.shape[1]):
             final_scores[b, side] = scores[b, side]
+        seat_outcomes(episode_winners(st, b, scores, hstart, cfg[C_SIDES]), cfg[C_N], final_outcome[b])
         new_game(st, b, hands, scores, hstart, rng, cfg)
         dealt = True
     new_hand[b] = dealt
@@ -131,7 +170,7 @@ def first_illegal(actions, st, hands):
 @njit(**OPTS)
 def step_all_serial(actions, st, hands, scores, hstart, gains, rng, cfg, fcfg, off,
                     to_move, obs, mask, rewards, terminated, scores_out, new_hand,
-                    final_obs, final_scores, final_seat):
+                    final_obs, final_scores, final_seat, final_outcome):
     """Validate every action, then step every game; returns the first illegal index or -1."""
     bad = first_illegal(actions, st, hands)
     if bad >= 0:
@@ -139,14 +178,14 @@ def step_all_serial(actions, st, hands, scores, hstart, gains, rng, cfg, fcfg, o
     for b in range(actions.shape[0]):
         step_game(b, actions[b], st, hands, scores, hstart, gains, rng, cfg, fcfg, off,
                   to_move, obs, mask, rewards, terminated, scores_out, new_hand,
-                  final_obs, final_scores, final_seat)
+                  final_obs, final_scores, final_seat, final_outcome)
     return -1
 
 
 @njit(**OPTS, parallel=True)
 def step_all_parallel(actions, st, hands, scores, hstart, gains, rng, cfg, fcfg, off,
                       to_move, obs, mask, rewards, terminated, scores_out, new_hand,
-                      final_obs, final_scores, final_seat):
+                      final_obs, final_scores, final_seat, final_outcome):
     """step_all_serial with the games spread over threads (numba prange); same results."""
     bad = first_illegal(actions, st, hands)
     if bad >= 0:
@@ -154,7 +193,7 @@ def step_all_parallel(actions, st, hands, scores, hstart, gains, rng, cfg, fcfg,
     for b in prange(actions.shape[0]):
         step_game(b, actions[b], st, hands, scores, hstart, gains, rng, cfg, fcfg, off,
                   to_move, obs, mask, rewards, terminated, scores_out, new_hand,
-                  final_obs, final_scores, final_seat)
+                  final_obs, final_scores, final_seat, final_outcome)
     return -1
 
 

@@ -32,7 +32,7 @@ Options (keyword arguments):
 * ``backend``: ``"auto"`` (default: the compiled numba core when numba is
   installed and the encoder is the default one, else the Python engine),
   ``"numba"`` or ``"python"``. Both give the same games for the same seed
-  (see :mod:`allfives_env.cores`).
+  (see :mod:`allfives_env.env.cores`).
 * the rule variants of :class:`~allfives_env.rules.RulesConfig`: ``hand_size``,
   ``target``, ``first_leader``, ``hand_scoring``, ``divisor``.
 
@@ -50,12 +50,12 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from ..rules.actions import NUM_ACTIONS, action_name, check_action_id
+from ..rules.config import RulesConfig
 from .cores import BACKENDS, make_core
 from .encoders import make_encoder
 from .options import ENV_OPTIONS, EnvOptions, check_choice
 from .render.text import render_text
-from ..rules.actions import NUM_ACTIONS, action_name, check_action_id
-from ..rules.config import RulesConfig
 
 RESET_OPTIONS = ("hands", "boneyard", "leader", "scores")
 
@@ -318,7 +318,7 @@ class raw_env(AECEnv):
     # ----------------------------------------------------------------- render
     def render(self):
         """``"ansi"``: the text picture; ``"human"``: print it; ``"rgb_array"``: a
-        600x600x3 uint8 image of the layout (see :mod:`allfives_env.render_image`)."""
+        600x600x3 uint8 image of the layout (see :mod:`allfives_env.env.render.image`)."""
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi', 'human' or 'rgb_array'")
             return None

@@ -50,9 +50,10 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from ..agents.base import BaseAgent, make_agent
-from ..env.encoders import make_encoder
+from ..agents.base import BaseAgent
+from ..agents.registry import make_agent
 from ..env.aec import IllegalActionError, raw_env
+from ..env.encoders import make_encoder
 from ..rules.actions import NUM_ACTIONS
 from ..rules.view import player_view
 

@@ -33,15 +33,17 @@ Self-play: map every agent to one module (``policy_mapping_fn=lambda *a, **k:
 import numpy as np
 import torch
 from gymnasium import spaces
-from ray.rllib.algorithms.ppo.torch.default_ppo_torch_rl_module import DefaultPPOTorchRLModule
+from ray.rllib.algorithms.ppo.torch.default_ppo_torch_rl_module import (
+    DefaultPPOTorchRLModule,
+)
 from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 
 from ..env.aec import raw_env
-from .gym_single import PolicyAgent
 from ..rules.actions import NUM_ACTIONS
+from .gym_single import PolicyAgent
 
 __all__ = ["AllFivesMultiAgentEnv", "ActionMaskingPPOModule", "masked_ppo_spec", "RLlibAgent", "observation_space"]
 

@@ -101,17 +101,28 @@ class Game:
     def start_next_hand(self, rng, deal=None):
         """Deal the next hand after a hand ended; R19 picks the leader.
 
-        ``deal``: a ``(leader, order)`` pair already drawn by :func:`draw_deal`
-        (with this game's ``next_leader``), to replay a known deal without ``rng``."""
+        ``deal``: a known ``(leader, order)`` pair, as :func:`draw_deal` returns
+        it (``order``: the hands seat by seat, then the boneyard in draw order),
+        dealt without ``rng``. After a domino ``leader`` must be the seat that
+        dominoed (R19); after a block it is the drawn leader. A refused deal
+        leaves the game as it was."""
         if not self.hand_over or self.game_over:
             raise RuntimeError("start_next_hand() needs a finished hand in an unfinished game")
+        hands = boneyard = leader = None
+        if deal is not None:
+            leader, hands, boneyard = self._check_next_deal(*deal)
         self.hand_number += 1
-        if deal is None:
-            self._deal(rng, None, None, None)
-        else:
-            leader, order = deal
-            hands, boneyard = split_order(self.config, order)
-            self._deal(None, hands, boneyard, leader)
+        self._deal(rng, hands, boneyard, leader)
+
+    def _check_next_deal(self, leader, order):
+        """``(leader, hands, boneyard)`` of a known next-hand deal, checked (R4, R19)."""
+        leader = validate_leader(self.config, leader)
+        if self.next_leader is not None and leader != self.next_leader:
+            raise ValueError(
+                f"leader={leader}, but seat {self.next_leader} dominoed the last hand and leads the next (R19)"
+            )
+        hands, boneyard = validate_deal(self.config, *split_order(self.config, order), None)
+        return leader, hands, boneyard
 
     def _deal(self, rng, hands, boneyard, leader):
         """Deal a hand: given (already validated) hands/boneyard/leader, or drawn with ``rng``."""

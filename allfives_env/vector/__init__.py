@@ -30,7 +30,7 @@ shape (B,), an integer action id (:mod:`allfives_env.rules.actions`) for the
 seat to move in each game, and returns a :class:`VectorStep`:
 
 * ``to_move`` (B,): the seat to move now; ``obs`` (B, D) float32 its default
-  observation (exactly :class:`~allfives_env.encoders.DefaultEncoder`,
+  observation (exactly :class:`~allfives_env.env.encoders.DefaultEncoder`,
   seat-relative, named parts via ``venv.views(out.obs)``); ``mask`` (B, 114)
   int8 its legal actions.
 * ``rewards`` (B, n_players) float32: what the last step gave **every** seat,
@@ -64,6 +64,23 @@ from the AEC env's ``numpy`` generator, so the same seed does not give the
 same deals as the AEC env. To replay exact positions (as the differential test
 does) use ``set_position(indices, hands, boneyards, leaders, scores)``, the
 counterpart of the AEC env's reset options.
+
+Duplicate deals: ``reset(seed, deal_ids=ids)`` (ids (B,), non-negative ints)
+seeds game ``b`` from stream ``ids[b]`` instead of ``b``. Every deal takes the
+same amount of randomness (a leader is always drawn, used only where the rules
+call for a draw), so games with equal ids see the same sequence of deals
+whatever their moves: evaluating a policy against a baseline on the same deals
+with seat rotation is two (or n) games per id, e.g.
+``ids = np.repeat(np.arange(k), n)``, with the policy in a different seat in
+each copy. The k-th deal is counted since the reset, over hands and over the
+games an auto-reset starts, so copies whose first games last a different
+number of hands no longer line up game by game: count only each game's first
+episode (``terminated``), then reset again.
+
+Compiled agents read positions through ``venv.compiled_state()`` (the live
+kernel arrays, read-only by contract), e.g.
+:func:`allfives_env.agents.heuristic_compiled.heuristic_actions`, the heuristic agent's
+actions for a list of games without the Python engine.
 
 Memory: 2.6 kB (2 players) to 3.2 kB (4 players) per game, mostly the two
 observation buffers: B = 65,536 takes 161-200 MiB. ``venv.memory_bytes()``

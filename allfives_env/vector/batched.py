@@ -1,20 +1,36 @@
 """The :class:`VectorAllFives` class (see the package docstring for the contract)."""
 
 from dataclasses import dataclass, fields
+from typing import NamedTuple
 
 import numpy as np
 
+from ..compiled import rng as compiled_rng
+from ..compiled.rng import seed_streams, seed_streams_by_id
+from ..compiled.state import NUM_FIELDS, kernel_config
+from ..compiled.step import reset_all, set_deal, step_all_parallel, step_all_serial
 from ..env.encoders import default_layout
-from ..env.options import ENV_OPTIONS, EPISODES, REWARDS, EnvOptions, check_bool
+from ..env.options import ENV_OPTIONS, EnvOptions, check_bool
 from ..rules.actions import NUM_ACTIONS, action_name
 from ..rules.config import RulesConfig
 from ..rules.game import validate_deal, validate_scores
-from ..compiled import rng as compiled_rng
-from ..compiled.rng import seed_streams
-from ..compiled.state import kernel_config, C_AUTO_FORCED, C_DIVISOR, C_EPISODE, C_FIRST_LEADER, C_HAND_SIZE, C_N, C_REWARD, C_SCORING, C_SIDES, NUM_CFG, NUM_FIELDS, OBS_PARTS
-from ..compiled.step import reset_all, set_deal, step_all_parallel, step_all_serial
 
 _TILE_SHIFTS = np.arange(28, dtype=np.int64)
+
+
+class CompiledState(NamedTuple):
+    """What :meth:`VectorAllFives.compiled_state` returns: the live kernel arrays (read-only by contract)."""
+
+    #: (B, NUM_FIELDS) int8, each game's small fields and deal order (compiled.state columns).
+    st: np.ndarray
+    #: (B, 8) int64, each seat's hand and played tiles as bit masks.
+    hands: np.ndarray
+    #: (B, n_sides) float64, each side's score.
+    scores: np.ndarray
+    #: (NUM_CFG,) int64, the rules and env options as kernel codes (compiled.state ``C_*``).
+    cfg: np.ndarray
+    #: float64, the target and encoder factors (compiled.state ``F_*``).
+    fcfg: np.ndarray
 
 
 @dataclass
@@ -45,6 +61,9 @@ class VectorStep:
     final_scores: np.ndarray
     #: (B,) int64, where ``terminated``: the seat ``final_obs`` belongs to (the AEC env's last agent_selection).
     final_seat: np.ndarray
+    #: (B, n_players) float32, where ``terminated``: each seat's outcome of the ended episode
+    #: (+1 won, -1 lost, 0 for the winners of a drawn game), what ``reward="win"`` pays.
+    final_outcome: np.ndarray
 
     def copy(self) -> "VectorStep":
         """An independent copy of every array."""
@@ -60,7 +79,7 @@ class VectorAllFives:
         episode: ``"game"`` or ``"hand"`` (as the AEC env).
         reward: ``"points"``, ``"zero_sum"`` or ``"win"`` (as the AEC env).
         auto_forced: resolve single-choice draws and passes inside the step (as the AEC env).
-        encoder: only ``"default"`` (the :class:`~allfives_env.encoders.DefaultEncoder` vector).
+        encoder: only ``"default"`` (the :class:`~allfives_env.env.encoders.DefaultEncoder` vector).
         parallel: spread the games over numba threads (prange). Off by default: it
             pays only with idle cores; on a busy or oversubscribed machine the
             threads' barrier makes it far slower. Results are identical either way.
@@ -105,15 +124,30 @@ class VectorAllFives:
             terminated=np.zeros(B, np.bool_), scores=np.zeros((B, sides), np.float64),
             new_hand=np.zeros(B, np.bool_), final_obs=np.zeros((B, D), np.float32),
             final_scores=np.zeros((B, sides), np.float64), final_seat=np.zeros(B, np.int64),
+            final_outcome=np.zeros((B, n), np.float32),
         )
         self._started = False
 
     # ---------------------------------------------------------------- public
-    def reset(self, seed=None) -> VectorStep:
+    def reset(self, seed=None, deal_ids=None) -> VectorStep:
         """A new game in every env. ``seed`` (a non-negative int or None for fresh
-        entropy) fixes every later deal and leader draw of every game."""
+        entropy) fixes every later deal and leader draw of every game.
+
+        ``deal_ids`` (optional, shape (B,), non-negative integers) makes duplicate
+        deals: games with equal ids draw from the same random stream, so they see the
+        same sequence of deals whatever their moves: the k-th deal since this reset
+        (counted over hands, and over the games an auto-reset starts) is the same
+        tile order in each, and where the rules call for a drawn leader (R5/V3 at a
+        game's start, R19 after a block) it is the same draw; after a domino the R19
+        leader leads instead. Different ids give independent games; ``None`` is
+        ``np.arange(B)`` (every game its own stream). Raises ``ValueError`` (before
+        changing anything) for another shape, a non-integer dtype or a negative id."""
+        ids = self._check_deal_ids(deal_ids)
         base = np.random.SeedSequence(seed).generate_state(1, np.uint64)[0]
-        seed_streams(self._rng, base)
+        if ids is None:
+            seed_streams(self._rng, base)
+        else:
+            seed_streams_by_id(self._rng, base, ids)
         out = self._out
         out.rewards[:] = 0.0
         out.terminated[:] = False
@@ -142,7 +176,7 @@ class VectorAllFives:
         bad = kernel(actions, self._st, self._hands, self._scores, self._hstart, self._gains, self._rng,
                      self._cfg, self._fcfg, self._off, out.to_move, out.obs, out.mask, out.rewards,
                      out.terminated, out.scores, out.new_hand, out.final_obs, out.final_scores,
-                     out.final_seat)
+                     out.final_seat, out.final_outcome)
         if bad >= 0:
             self._raise_illegal(int(bad), int(actions[bad]))
         return out
@@ -210,6 +244,13 @@ class VectorAllFives:
         """Named views of observations (``views(out.obs)["hand"]`` has shape (B, 28))."""
         return self.layout.views(obs)
 
+    def compiled_state(self) -> "CompiledState":
+        """The state and config arrays themselves (not copies), for compiled agents
+        (e.g. :func:`allfives_env.agents.heuristic_compiled.heuristic_actions`) that read a
+        position without the Python engine; do not modify them. Layout:
+        :mod:`allfives_env.compiled.state`."""
+        return CompiledState(self._st, self._hands, self._scores, self._cfg, self._fcfg)
+
     def memory_bytes(self) -> int:
         """Bytes held by the state and output arrays (the per-game cost times B)."""
         arrays = [self._st, self._hands, self._scores, self._hstart, self._gains, self._rng]
@@ -217,6 +258,19 @@ class VectorAllFives:
         return int(sum(a.nbytes for a in arrays))
 
     # ------------------------------------------------------------- internals
+    def _check_deal_ids(self, deal_ids):
+        """``deal_ids`` as a uint64 array (None stays None), or ValueError naming what is allowed."""
+        if deal_ids is None:
+            return None
+        ids = np.asarray(deal_ids)
+        if ids.shape != (self.num_envs,):
+            raise ValueError(f"deal_ids has shape {ids.shape}; expected ({self.num_envs},), one deal id per game")
+        if ids.dtype.kind not in "iu":
+            raise ValueError(f"deal_ids has dtype {ids.dtype}; expected an integer array of non-negative deal ids")
+        if ids.size and ids.min() < 0:
+            raise ValueError(f"deal_ids holds {int(ids.min())}; allowed: non-negative integers")
+        return ids.astype(np.uint64)
+
     def _raise_illegal(self, b, action):
         seat = int(self._out.to_move[b])
         name = action_name(action) if 0 <= action < NUM_ACTIONS else "out of range 0..113"

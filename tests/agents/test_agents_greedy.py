@@ -2,12 +2,22 @@
 
 import numpy as np
 import pytest
+from support import deal_with
 
-from allfives_env.agents import GreedyAgent, HeuristicAgent, RandomAgent, SearchAgent, make_agent, parse_spec
-from allfives_env.agents.base import register_agent
+import allfives_env
+from allfives_env.agents import (
+    GreedyAgent,
+    HeuristicAgent,
+    RandomAgent,
+    SearchAgent,
+    make_agent,
+    parse_spec,
+)
+from allfives_env.agents.greedy import greedy_action, greedy_from_observations
+from allfives_env.agents.registry import register_agent
+from allfives_env.env.encoders import default_layout
 from allfives_env.rules import Game, RulesConfig, parse_action
 from allfives_env.rules.view import player_view
-from support import deal_with
 
 
 def _greedy_choice(game):
@@ -64,7 +74,7 @@ def test_spec_parser():
     assert isinstance(make_agent("allfives_env.agents.random_agent:RandomAgent"), RandomAgent)
     assert isinstance(make_agent("heuristic:reply_weight=0"), HeuristicAgent)
     for bad, words in [("nosuch", "unknown agent spec"), ("greedy:oops", "key=value"),
-                       ("search:nosuch=1", "bad options"), ("nosuchmodule:Cls", "cannot import"),
+                       ("search:nosuch=1", "agent .search. has no option .nosuch..*its options: samples, depth"), ("nosuchmodule:Cls", "cannot import"),
                        ("ppo:/no/such/file.pt", "checkpoint not found")]:
         with pytest.raises(ValueError, match=words):
             make_agent(bad)
@@ -77,3 +87,26 @@ def test_registry_hook_for_path_agents(tmp_path):
     assert isinstance(make_agent(f"test_pathagent:{path}"), GreedyAgent)
     with pytest.raises(ValueError, match="checkpoint not found"):
         make_agent(f"test_pathagent:{tmp_path / 'missing.pt'}")
+
+
+def test_compiled_greedy_on_observations_matches_the_greedy_agent():
+    """greedy_from_observations (the training opponents' greedy) is greedy_action on every position."""
+    for n in (2, 3, 4):
+        env = allfives_env.env(num_players=n)
+        env.reset(seed=n)
+        off = default_layout(n).offset("placement_points")
+        rng = np.random.default_rng(n)
+        checked = 0
+        for _ in range(1500):
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.reset(seed=int(rng.integers(1 << 30)))
+                continue
+            game = env.unwrapped.game
+            legal = game.legal_actions()
+            expected = greedy_action(game, legal)
+            got = greedy_from_observations(obs["observation"][None], obs["action_mask"][None], off, np.empty(1, np.int64))[0]
+            assert got == expected, (n, legal, got, expected)
+            checked += len(legal) > 1
+            env.step(int(legal[int(rng.integers(len(legal)))]))
+        assert checked > 300

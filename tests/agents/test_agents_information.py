@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from allfives_env.agents import make_agent
-from allfives_env.arena.match import run_match
+from allfives_env.arena import run_match
 from allfives_env.rules import Game, RulesConfig
 from allfives_env.rules.view import player_view, sample_world
 

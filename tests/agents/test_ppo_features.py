@@ -1,18 +1,17 @@
-"""Derived policy inputs (agents/ppo_features.py) against the engine itself."""
+"""Derived policy inputs (agents/ppo/features.py) against the engine itself."""
 
 import itertools
 import math
 
 import numpy as np
 import pytest
+from support import random_states
 
 from allfives_env.agents.greedy import greedy_action
 from allfives_env.agents.ppo.features import PolicyInput, feature_size
 from allfives_env.env.encoders import DefaultEncoder
 from allfives_env.rules import DRAW, RulesConfig
 from allfives_env.rules.tiles import SUIT_TILES, TILE_HIGH, TILE_LOW, mask_to_tiles
-
-from support import random_states
 
 
 def _possible(game, observer, seat):
@@ -63,7 +62,6 @@ def test_reply_features_match_the_engine(num_players, divisor):
     encoder = DefaultEncoder(config)
     policy_input = PolicyInput("reply_control", num_players, divisor)
     assert policy_input.size == encoder.size + feature_size("reply_control") == encoder.size + 336
-    reply_only = PolicyInput("reply", num_players, divisor)
     checked, nonzero = 0, 0
     for game, _ in random_states(num_players, games=4, seed=num_players + divisor, divisor=divisor):
         legal = game.legal_actions()
@@ -74,7 +72,6 @@ def test_reply_features_match_the_engine(num_players, divisor):
         mask[0, legal] = 1
         got = policy_input(obs[None, :], mask)[0]
         np.testing.assert_array_equal(got[:encoder.size], obs)  # the observation comes first, unchanged
-        np.testing.assert_array_equal(reply_only(obs[None, :], mask)[0], got[:reply_only.size])  # a prefix
         best, share = got[encoder.size:encoder.size + DRAW], got[encoder.size + DRAW:encoder.size + 2 * DRAW]
         control = got[encoder.size + 2 * DRAW:]
         illegal = mask[0, :DRAW] == 0
@@ -95,7 +92,7 @@ def test_no_features_is_the_observation_itself():
     policy_input = PolicyInput("none", 2, 5)
     obs = np.ones((3, policy_input.size), np.float32)
     assert policy_input(obs, np.ones((3, 114), np.int8)) is obs
-    with pytest.raises(ValueError, match="features='threat' is not allowed; allowed: \\['none', 'reply', 'reply_control', 'lookahead', 'reply_control_belief', 'reply_control_infer', 'lookahead_infer'\\]"):
+    with pytest.raises(ValueError, match="features='threat' is not allowed; allowed: \\['none', 'reply_control', 'lookahead', 'lookahead_infer'\\]"):
         PolicyInput("threat", 2, 5)
 
 
@@ -184,75 +181,9 @@ def test_lookahead_features_match_enumerated_hands(num_players, divisor):
     assert checked >= 60 and nonzero >= 10 and stuck_seen >= 10, (checked, nonzero, stuck_seen)
 
 
-def enumerated_holdings(game, observer):
-    """{(tile, relative seat): probability} over every deal of the observer's unseen tiles that gives each
-    other seat its hand size and no tile of a suit it is known to lack (the rest in the boneyard), all
-    equally likely; and how many deals."""
-    n = game.num_players
-    seats = [(observer + rel) % n for rel in range(1, n)]
-    tiles = [t for t in range(28) if _unseen(game, observer, t)]
-    counts, deals = {}, 0
-
-    def assign(k, remaining, chosen):
-        nonlocal deals
-        if k == len(seats):
-            deals += 1
-            for rel, hand in enumerate(chosen, start=1):
-                for t in hand:
-                    counts[t, rel] = counts.get((t, rel), 0) + 1
-            return
-        seat = seats[k]
-        allowed = [t for t in remaining if t in _possible(game, observer, seat)]
-        for hand in itertools.combinations(allowed, game.hand_size(seat)):
-            assign(k + 1, [t for t in remaining if t not in hand], chosen + [hand])
-
-    assign(0, tiles, [])
-    return {key: c / deals for key, c in counts.items()}, deals
-
-
-def _unseen(game, observer, tile):
-    seen = game.hands[observer]
-    for mask in game.played_masks:
-        seen |= mask
-    return not seen >> tile & 1
-
-
-@pytest.mark.parametrize("num_players", [2, 3, 4])
-def test_belief_features_match_enumerated_deals(num_players):
-    """The belief part: P(relative seat r holds tile t) against enumerating every consistent deal (R4 sizes,
-    R12-R14 known lacks: a seat that drew or passed holds no tile of a suit then open)."""
-    config = RulesConfig(num_players=num_players)
-    encoder = DefaultEncoder(config)
-    belief = PolicyInput("reply_control_belief", num_players, config.divisor)
-    shorter = PolicyInput("reply_control", num_players, config.divisor)
-    assert belief.size == shorter.size + 84 == encoder.size + 3 * DRAW + 84
-    checked, constrained = 0, 0
-    for game, _ in random_states(num_players, games=12, seed=40 + num_players):
-        observer = game.to_move
-        unseen = sum(_unseen(game, observer, t) for t in range(28))
-        if unseen > 10 or checked >= 25:
-            continue
-        obs = encoder.encode(game, observer)
-        mask = np.zeros((1, 114), np.int8)
-        mask[0, game.legal_actions()] = 1
-        got = belief(obs[None, :], mask)[0]
-        np.testing.assert_array_equal(shorter(obs[None, :], mask)[0], got[:shorter.size])  # a prefix
-        probs = got[shorter.size:].reshape(28, 3)
-        expected, deals = enumerated_holdings(game, observer)
-        want = np.zeros((28, 3))
-        for (t, rel), p in expected.items():
-            want[t, rel - 1] = p
-        np.testing.assert_allclose(probs, want, atol=1e-5, err_msg=f"{deals} deals, lacks {game.lacks}")
-        sizes = [game.hand_size((observer + rel) % num_players) for rel in range(1, 4) if rel < num_players]
-        np.testing.assert_allclose(probs.sum(0)[:len(sizes)], sizes, atol=1e-4)  # each seat holds its hand
-        checked += 1
-        constrained += any(game.lacks[s] for s in range(num_players) if s != observer) and deals > 1
-    assert checked >= 15 and constrained >= 5, (checked, constrained)
-
-
-def test_belief_extends_reply_control_only():
+def test_each_set_extends_the_sets_it_warm_starts_from():
     from allfives_env.agents.ppo.features import extends
 
-    assert extends("reply_control_belief", "reply_control") and extends("reply_control_belief", "none")
-    assert not extends("reply_control_belief", "lookahead") and not extends("lookahead", "reply_control_belief")
-    assert extends("lookahead", "reply_control") and not extends("reply", "reply_control")
+    assert extends("lookahead", "reply_control") and extends("reply_control", "none")
+    assert extends("lookahead_infer", "lookahead") and extends("lookahead", "lookahead_infer")
+    assert not extends("reply_control", "lookahead")

@@ -3,7 +3,6 @@
 import json
 
 import pytest
-
 from decision_record import RECORD_PATH, replay_decisions
 
 RECORDS = json.loads(RECORD_PATH.read_text())

@@ -4,8 +4,15 @@ import json
 
 import pytest
 
-from allfives_env.arena.match import hand_deal, rate_agents, replay_record, rotations, run_match, wilson_interval
-from allfives_env.rules import RulesConfig
+from allfives_env.arena import (
+    hand_deal,
+    rate_agents,
+    replay_record,
+    rotations,
+    run_match,
+    wilson_interval,
+)
+from allfives_env.rules import RulesConfig, read_records
 
 
 def test_wilson_interval_known_values():
@@ -77,6 +84,49 @@ def test_hand_deals_depend_only_on_seed_and_index():
     config = RulesConfig(num_players=2)
     assert hand_deal(config, [1, 2], 3) == hand_deal(config, [1, 2], 3)
     assert hand_deal(config, [1, 2], 3) != hand_deal(config, [1, 2], 4)
+
+
+@pytest.mark.parametrize("rules, seed", [
+    ({"num_players": 2, "target": 120, "hand_size": "seven_five"}, 0),
+    ({"num_players": 3, "target": 120, "hand_size": "seven_five", "first_leader": "heaviest_tile"}, 2),
+])
+def test_each_hand_is_dealt_from_its_hand_deal_and_led_as_r19_says(rules, seed, tmp_path):
+    config = RulesConfig(**rules)
+    path = tmp_path / "games.jsonl"
+    run_match(config, ["greedy", "random", "heuristic"][: config.num_sides], games=2 * config.num_sides, seed=seed,
+              records_path=str(path))
+    size, n = config.tiles_per_hand, config.num_players
+    after_block = 0
+    for record in read_records(path):
+        r19_leaders = [None]  # whom R19 names for each hand: the seat that dominoed the hand before, else None
+
+        def note_hand_end(hand, game, action):
+            if game.hand_over:
+                r19_leaders.append(game.next_leader)
+
+        replay_record(record, note_hand_end)
+        for k, hand in enumerate(record["hands"]):
+            order, drawn_leader = hand_deal(config, [seed, record["deal"]], k)
+            assert hand["hands"] == [sorted(order[i * size:(i + 1) * size]) for i in range(n)]
+            assert hand["boneyard"] == order[n * size:]
+            assert hand["leader"] == (drawn_leader if r19_leaders[k] is None else r19_leaders[k])
+            after_block += k > 0 and r19_leaders[k] is None
+    assert after_block > 0  # the drawn leader after a block was seen, not only the first hands'
+
+
+@pytest.mark.parametrize("rules, scores", [
+    ({"num_players": 2}, [[160, 255], [245, 260], [135, 260], [270, 135]]),
+    ({"num_players": 3}, [[80, 205, 70], [145, 40, 200], [45, 200, 190], [200, 85, 45], [205, 80, 185],
+                          [120, 200, 135]]),
+    ({"num_players": 4}, [[105, 205], [220, 170], [130, 205], [205, 150]]),
+    ({"num_players": 3, "first_leader": "heaviest_tile", "target": 120},
+     [[85, 65, 120], [75, 20, 120], [35, 50, 125], [70, 125, 25], [125, 35, 65], [50, 125, 40]]),
+])
+def test_a_seed_gives_the_games_it_gave_before_the_arena_was_split(rules, scores):
+    """Scores of the first two deals, recorded with the arena's former FixedDealRng dealing."""
+    config = RulesConfig(**rules)
+    match = run_match(config, ["greedy", "heuristic", "random"][: config.num_sides], games=2 * config.num_sides, seed=3)
+    assert [list(g.scores) for g in match.games] == scores
 
 
 def test_results_do_not_depend_on_workers():

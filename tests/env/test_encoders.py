@@ -2,11 +2,15 @@
 
 import numpy as np
 import pytest
-
-from allfives_env.env.encoders import EVENT_FEATURES, DefaultEncoder, HistoryEncoder, default_layout
-from allfives_env.rules import DRAW, Game, RulesConfig, encode
-
 from support import random_states
+
+from allfives_env.env.encoders import (
+    EVENT_FEATURES,
+    DefaultEncoder,
+    HistoryEncoder,
+    default_layout,
+)
+from allfives_env.rules import DRAW, Game, RulesConfig, encode
 
 
 def one_hot(size, *indices, value=1.0):

@@ -11,8 +11,8 @@ import pytest
 
 import allfives_env
 from allfives_env.compiled import aec, state
-from allfives_env.env.encoders import HistoryEncoder
 from allfives_env.env import IllegalActionError
+from allfives_env.env.encoders import HistoryEncoder
 from allfives_env.rules.actions import DRAW, PASS
 
 CONFIGS = [

@@ -7,7 +7,7 @@ from gymnasium.utils.env_checker import check_env
 
 from allfives_env import IllegalActionError
 from allfives_env.agents import GreedyAgent
-from allfives_env.arena.match import run_match
+from allfives_env.arena import run_match
 from allfives_env.integrations import ENV_ID, PolicyAgent, SingleAgentAllFives
 from allfives_env.rules import RulesConfig
 

@@ -16,9 +16,14 @@ from gymnasium import spaces
 from ray.rllib.core.columns import Columns
 
 from allfives_env import IllegalActionError
-from allfives_env.arena.match import run_match
-from allfives_env.integrations.rllib import (ActionMaskingPPOModule, AllFivesMultiAgentEnv, RLlibAgent,
-                                             masked_ppo_spec, observation_space)
+from allfives_env.arena import run_match
+from allfives_env.integrations.rllib import (
+    ActionMaskingPPOModule,
+    AllFivesMultiAgentEnv,
+    RLlibAgent,
+    masked_ppo_spec,
+    observation_space,
+)
 from allfives_env.rules import RulesConfig
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "rllib_selfplay.py"

@@ -7,9 +7,16 @@ import sys
 
 import numpy as np
 
-from allfives_env.agents.base import make_agent
-from allfives_env.play.session import (
-    QUIT, ScoreSheet, build_screen, make_console, narrate_turn, parse_choice, play_seat_specs, play_session,
+from allfives_env.agents.registry import make_agent
+from allfives_env.play import (
+    QUIT,
+    ScoreSheet,
+    build_screen,
+    make_console,
+    narrate_turn,
+    parse_choice,
+    play_seat_specs,
+    play_session,
 )
 from allfives_env.rules.actions import DRAW, PASS, encode
 from allfives_env.rules.config import RulesConfig

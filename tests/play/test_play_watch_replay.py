@@ -9,9 +9,14 @@ import numpy as np
 import pytest
 
 import allfives_env
-from allfives_env.arena.match import run_match
-from allfives_env.play.session import load_record, make_console, replay_session, watch_seat_specs
+from allfives_env.arena import run_match
 from allfives_env.env.render.image import IMAGE_SIZE
+from allfives_env.play import (
+    load_record,
+    make_console,
+    replay_session,
+    watch_seat_specs,
+)
 from allfives_env.rules.config import RulesConfig
 
 
@@ -57,6 +62,31 @@ def test_replay_reports_a_record_that_does_not_match_its_scores(tmp_path):
     assert "Record check failed" in out.getvalue()
     bad = _cli("replay", str(path), "--game", "7")
     assert bad.returncode == 2 and "out of range" in bad.stderr
+
+
+@pytest.mark.parametrize("spoil, words", [
+    (lambda line: line[:40], "line 2: not valid JSON"),
+    (lambda line: line.replace('"leader"', '"lead"', 1), "line 2: hand 1: 'leader' is missing"),
+])
+def test_replay_of_a_malformed_record_file_is_one_line_naming_file_and_line(spoil, words, tmp_path):
+    path = tmp_path / "g.jsonl"
+    run_match(RulesConfig(num_players=2, target=60), ["greedy", "random"], 2, seed=0, records_path=path)
+    first, second = path.read_text().splitlines()
+    path.write_text(f"{first}\n{spoil(second)}\n")
+    proc = _cli("replay", str(path))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    (line,) = proc.stderr.strip().splitlines()
+    assert f"{path}, {words}" in line
+
+
+def test_replay_reports_an_illegal_recorded_action(tmp_path):
+    path = tmp_path / "g.jsonl"
+    run_match(RulesConfig(num_players=2, target=60), ["greedy", "random"], 2, seed=0, records_path=path)
+    record = load_record(path, 1)
+    record["hands"][0]["actions"][1] = record["hands"][0]["actions"][0]  # the tile just led, again
+    out = io.StringIO()
+    assert replay_session(record, io.StringIO(""), make_console(out, color=False)) == 1
+    assert "Record check failed: hand 1, step 2: the recorded action" in out.getvalue()
 
 
 def test_watch_seat_specs():

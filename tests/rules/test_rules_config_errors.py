@@ -6,9 +6,9 @@ import math
 
 import numpy as np
 import pytest
+from rules_testkit import fill_deal, tiles
 
 from allfives_env.rules import Game, RulesConfig
-from rules_testkit import fill_deal, tiles
 
 
 # ---------------------------------------------------------------- RulesConfig
@@ -186,3 +186,48 @@ def test_start_next_hand_needs_a_finished_hand():
 
 def test_tiles_helper_reads_names():
     assert tiles("0|0 6|6 [1|4]") == [0, 27, 10]
+
+
+# ---------------------------------------------------------------- a known next deal
+def _first_hand_ended_by(kind):
+    """A 2-player game whose first hand (first legal moves, seeded deals) ended by ``kind``."""
+    for seed in range(500):
+        game = Game(RulesConfig(num_players=2, target=1000))
+        game.start_game(np.random.default_rng(seed))
+        while not game.hand_over:
+            game.step(game.legal_actions()[0])
+        if game.hand_result.kind == kind:
+            return game
+    raise AssertionError(f"no first hand ended by {kind}")
+
+
+def test_known_next_deal_after_a_domino_is_led_by_the_domino_seat():
+    """R19: the seat that dominoed leads; a known deal naming another leader is refused, the game unchanged."""
+    game = _first_hand_ended_by("domino")
+    winner, order = game.next_leader, list(range(28))
+    with pytest.raises(ValueError, match=r"seat .* dominoed the last hand and leads the next \(R19\)"):
+        game.start_next_hand(None, deal=(1 - winner, order))
+    assert game.hand_over and game.hand_number == 0 and game.next_leader == winner
+    game.start_next_hand(None, deal=(winner, order))
+    assert game.hand_number == 1 and game.to_move == winner and game.boneyard == order[18:]
+
+
+def test_known_next_deal_after_a_block_takes_the_drawn_leader():
+    for leader in (0, 1):
+        game = _first_hand_ended_by("block")
+        game.start_next_hand(None, deal=(leader, list(range(28))))
+        assert game.leader == leader
+
+
+@pytest.mark.parametrize("leader, order, match", [
+    (5, list(range(28)), "not a seat"),
+    (None, list(range(28)), "not a seat"),
+    (0, [0] + list(range(1, 27)) + [0], "exactly once"),
+    (0, list(range(27)), "exactly once"),
+    (0, list(range(27)) + [28], "not a tile id"),
+])
+def test_known_next_deal_is_checked_before_anything_changes(leader, order, match):
+    game = _first_hand_ended_by("block")
+    with pytest.raises(ValueError, match=match):
+        game.start_next_hand(None, deal=(leader, order))
+    assert game.hand_over and game.hand_number == 0

@@ -8,7 +8,6 @@ unused tile ids); no row depends on them.
 """
 
 import pytest
-
 from rules_testkit import make_game, names, play_rows, tiles
 
 

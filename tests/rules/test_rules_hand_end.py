@@ -12,13 +12,17 @@ tile of any open suit; the tile it needs comes next in the boneyard.
 
 import numpy as np
 import pytest
+from rules_testkit import make_game, play_rows, tiles
+from test_rules_golden import (
+    DOMINO_2P_HANDS,
+    DOMINO_2P_ROWS,
+    DOMINO_3P_HANDS,
+    DOMINO_3P_ROWS,
+    DOMINO_4P_HANDS,
+    DOMINO_4P_ROWS,
+)
 
 from allfives_env.rules import RulesConfig, hand_end_points, points_for_count, round5
-from rules_testkit import make_game, play_rows, tiles
-
-from test_rules_golden import (
-    DOMINO_2P_HANDS, DOMINO_2P_ROWS, DOMINO_3P_HANDS, DOMINO_3P_ROWS, DOMINO_4P_HANDS, DOMINO_4P_ROWS,
-)
 
 
 # ------------------------------------------------------------- R20 / R15 units

@@ -3,15 +3,25 @@
 
 import numpy as np
 import pytest
+from rules_testkit import make_game, names, placements, play_rows, tiles
 
 from allfives_env.rules import (
-    DRAW, NUM_ACTIONS, PASS, TILE_HIGH, TILE_LOW, TILE_PIPS, Game, RulesConfig, action_name,
-    draw_leader, parse_action, tile_index, tile_name,
+    DRAW,
+    NUM_ACTIONS,
+    PASS,
+    TILE_HIGH,
+    TILE_LOW,
+    TILE_PIPS,
+    Game,
+    RulesConfig,
+    action_name,
+    draw_leader,
+    parse_action,
+    tile_index,
+    tile_name,
 )
 from allfives_env.rules.actions import decode, encode
 from allfives_env.rules.tiles import heaviness, parse_tile
-from rules_testkit import make_game, names, placements, play_rows, tiles
-
 
 # ------------------------------------------------------------------------ R1
 # The canonical order written out by hand, and the pips of each tile.

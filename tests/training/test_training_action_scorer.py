@@ -13,8 +13,9 @@ from allfives_env.env.encoders import default_layout
 from allfives_env.rules.actions import DRAW, NUM_ACTIONS
 from allfives_env.vector import VectorAllFives
 from training.checkpoint import CheckpointError, export_policy
+from training.cli import main
 from training.config import ConfigError, load_config
-from training.ppo import Trainer, main
+from training.trainer import Trainer
 
 FAST = ["eval_every=0", "total_timesteps=2048", "num_envs=16", "num_steps=64", "minibatch_size=256",
         "checkpoint_minutes=0", "hidden_sizes=[32,32]"]
@@ -59,7 +60,7 @@ def test_action_blocks_are_the_placement_aligned_inputs():
     assert np.any(inputs[:, blocks[0]:blocks[0] + DRAW] > 0)  # some placements score
 
 
-@pytest.mark.parametrize("num_players,features,depth", [(2, "none", 1), (3, "reply", 1), (4, "reply_control", 1),
+@pytest.mark.parametrize("num_players,features,depth", [(2, "none", 1), (3, "reply_control", 1), (4, "lookahead", 1),
                                                         (4, "reply_control", 2)])
 def test_packed_scoring_of_legal_placements_equals_the_full_form(num_players, features, depth):
     inputs, mask = positions(num_players, features)

@@ -35,12 +35,9 @@ class ScriptedNet(nn.Module):
         return logits, torch.zeros(obs.shape[0])
 
 
-def scripted_aec_episode(num_players, target, seed, skip_single_choice=False):
+def scripted_aec_episode(num_players, target, seed):
     """Random scripted play; returns (deal, actions, {seat: [reward per decision]}, winners) or None
-    if the game does not end in its first hand (later deals differ between the two envs).
-
-    With ``skip_single_choice`` a move with one legal action is not a decision: its
-    reward belongs to the seat's previous decision (dropped before the seat's first)."""
+    if the game does not end in its first hand (later deals differ between the two envs)."""
     env = allfives_env.env(num_players=num_players, reward="zero_sum", auto_forced=True, target=target)
     env.reset(seed=seed)
     game = env.unwrapped.game
@@ -57,10 +54,9 @@ def scripted_aec_episode(num_players, target, seed, skip_single_choice=False):
             continue
         legal = np.flatnonzero(env.unwrapped._masks[seat])
         action = int(legal[rng.integers(len(legal))])
-        if not (skip_single_choice and len(legal) == 1):
-            actions.append(action)
-            per_seat[seat].append(0.0)
-            acted.add(seat)
+        actions.append(action)
+        per_seat[seat].append(0.0)
+        acted.add(seat)
         env.step(action)
     game = env.unwrapped.game  # the engine's state at the end (read afresh: it is replayed on demand)
     if game.hand_number != 0:
@@ -68,22 +64,19 @@ def scripted_aec_episode(num_players, target, seed, skip_single_choice=False):
     return deal, actions, per_seat, set(game.winners), game.config
 
 
-@pytest.mark.parametrize("num_players, rollout_steps, skip", [(2, None, False), (4, None, False), (4, 3, False),
-                                                              (2, None, True), (4, 3, True)])
-def test_rewards_reach_the_seat_that_earned_them(num_players, rollout_steps, skip):
-    """``rollout_steps=3``: the episode spans many rollouts; pending transitions are carried over.
-    ``skip``: single-choice moves are played without a transition (skip_single_choice)."""
+@pytest.mark.parametrize("num_players, rollout_steps", [(2, None), (4, None), (4, 3), (3, 5)])
+def test_rewards_reach_the_seat_that_earned_them(num_players, rollout_steps):
+    """``rollout_steps=3``: the episode spans many rollouts; pending transitions are carried over."""
     target = 40
     for seed in range(200):
-        episode = scripted_aec_episode(num_players, target, seed, skip)
+        episode = scripted_aec_episode(num_players, target, seed)
         if episode is not None:
             break
     deal, actions, per_seat, winners, rules = episode
     cfg = make_config({"num_players": num_players, "target": target, "num_envs": 1,
                        "num_steps": rollout_steps or 2 * len(actions) + 3, "reward_points": 1.0, "reward_win": 10.0,
                        "opp_self": 1.0, "opp_pool": 0.0, "opp_greedy": 0.0, "opp_random": 0.0,
-                       "hidden_sizes": [8], "eval_opponents": ["random"], "best_metric": "random",
-                       "skip_single_choice": skip})
+                       "hidden_sizes": [8], "eval_opponents": ["random"], "best_metric": "random"})
     col = Collector(cfg)
     col.out = col.env.set_position([0], [deal[0]], [deal[1]], [deal[2]])
     net = ScriptedNet(actions)

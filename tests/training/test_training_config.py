@@ -4,8 +4,15 @@ import glob
 
 import pytest
 
-from training.config import ConfigError, TrainConfig, field_docs, load_config, make_config, parse_override
-from training.ppo import main
+from training.cli import main
+from training.config import (
+    ConfigError,
+    TrainConfig,
+    field_docs,
+    load_config,
+    make_config,
+    parse_override,
+)
 
 
 def test_every_field_is_documented():

@@ -1,4 +1,4 @@
-"""features=reply_control_infer in training: the collector feeds the greedy exclusions of an
+"""features=lookahead_infer in training: the collector feeds the greedy exclusions of an
 ExclusionTracker, keeps them in its checkpoint state (exact resume), and the policy file plays
 with them in the arena."""
 
@@ -9,12 +9,12 @@ import torch
 from allfives_env.agents import make_agent
 from allfives_env.agents.ppo.agent import read_checkpoint
 from allfives_env.agents.ppo.features import PolicyInput
+from training.cli import main as train_main
 from training.config import load_config
-from training.ppo import Trainer
-from training.ppo import main as train_main
+from training.trainer import Trainer
 
 FAST = ["eval_every=0", "tensorboard=false", "anneal_lr=false", "checkpoint_minutes=0", "num_players=4",
-        "target=100", "features=reply_control_infer", "action_width=16", "hidden_sizes=[32,32]", "opp_greedy=0.7",
+        "target=100", "features=lookahead_infer", "action_width=16", "hidden_sizes=[32,32]", "opp_greedy=0.7",
         "opp_self=0.1", "opp_pool=0.1", "opp_random=0.1"]
 
 
@@ -22,8 +22,8 @@ def _weights(path):
     return torch.load(path, map_location="cpu", weights_only=True)["policy"]["state_dict"]
 
 
-@pytest.mark.parametrize("features", ["reply_control_infer", "lookahead_infer"])
-def test_collector_feeds_the_exclusions(tmp_path, features):
+def test_collector_feeds_the_exclusions(tmp_path):
+    features = "lookahead_infer"
     cfg = load_config("configs/smoke.yaml", [*FAST, "total_timesteps=1024", f"features={features}"])
     assert cfg.features == features
     trainer = Trainer(cfg, str(tmp_path / "run"))
@@ -48,25 +48,25 @@ def test_exact_resume_and_the_policy_plays_with_inference(tmp_path):
     assert train_main(["--resume", resumed, "total_timesteps=4096"]) == 0
     a, b = _weights(f"{straight}/latest.pt"), _weights(f"{resumed}/latest.pt")
     assert all(torch.equal(a[k], b[k]) for k in a)
-    assert read_checkpoint(f"{straight}/policy.pt")["policy"]["features"] == "reply_control_infer"
+    assert read_checkpoint(f"{straight}/policy.pt")["policy"]["features"] == "lookahead_infer"
     agent = make_agent(f"ppo:{straight}/policy.pt")
     assert agent.infer == "greedy"
-    assert make_agent(f"ppo:{straight}/policy.pt,infer=off").features == "reply_control"
+    assert make_agent(f"ppo:{straight}/policy.pt,infer=off").features == "lookahead"
 
 
 def test_infer_option_of_the_ppo_agent(tmp_path):
-    """``ppo:PATH,infer=greedy`` turns reply_control into reply_control_infer at play time (``infer=off``
+    """``ppo:PATH,infer=off`` turns lookahead_infer into lookahead at play time (``infer=greedy``
     back); other feature sets and unknown values are refused with the reason."""
-    shipped = make_agent("ppo:checkpoints/ppo_3p.pt,infer=greedy")
-    assert (shipped.features, shipped.infer) == ("reply_control_infer", "greedy")
     assert make_agent("ppo:checkpoints/ppo_3p.pt").infer == "off"
-    four = make_agent("ppo:checkpoints/ppo_4p.pt")  # shipped with the exclusions since phase 10 (lookahead: 11)
+    with pytest.raises(ValueError, match="infer=greedy needs lookahead features"):
+        make_agent("ppo:checkpoints/ppo_3p.pt,infer=greedy")
+    four = make_agent("ppo:checkpoints/ppo_4p.pt")  # the shipped 4-player file plays with the exclusions
     assert (four.features, four.infer) == ("lookahead_infer", "greedy")
     assert make_agent("ppo:checkpoints/ppo_4p.pt,infer=off").features == "lookahead"
     plain = str(tmp_path / "plain")
     assert train_main(["--config", "configs/smoke.yaml", "--run-dir", plain, "eval_every=0", "tensorboard=false",
                        "total_timesteps=1024"]) == 0
-    with pytest.raises(ValueError, match="infer=greedy needs reply_control or lookahead features"):
+    with pytest.raises(ValueError, match="infer=greedy needs lookahead features"):
         make_agent(f"ppo:{plain}/policy.pt,infer=greedy")
     with pytest.raises(ValueError, match="infer='maybe' is not allowed"):
         make_agent("ppo:checkpoints/ppo_4p.pt,infer=maybe")

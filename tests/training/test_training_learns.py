@@ -2,10 +2,10 @@
 
 import os
 
-from allfives_env.arena.match import run_match
+from allfives_env.arena import run_match
 from allfives_env.rules.config import RulesConfig
 from training.config import load_config
-from training.ppo import train
+from training.loop import train
 
 
 def test_short_run_beats_random(tmp_path):

@@ -3,12 +3,9 @@
 import numpy as np
 import torch
 
-import allfives_env
-from allfives_env.agents import greedy_action
 from allfives_env.agents.ppo.network import PolicyNet, masked_entropy
-from allfives_env.env.encoders import default_layout
 from allfives_env.rules.actions import NUM_ACTIONS
-from training.rollout import greedy_actions, random_actions, sample_actions
+from training.rollout import random_actions, sample_actions
 from training.update import evaluate_actions
 
 
@@ -55,26 +52,3 @@ def test_update_reapplies_the_stored_masks():
         logits, _ = net(obs)
     p = torch.softmax(logits[0, [0, 1, 2, 112]], -1)
     assert logp[0].exp().item() == np.float32(p[1].item()) or abs(logp[0].exp().item() - p[1].item()) < 1e-6
-
-
-def test_vectorised_greedy_matches_the_greedy_agent():
-    for n in (2, 3, 4):
-        env = allfives_env.env(num_players=n)
-        env.reset(seed=n)
-        off = default_layout(n).offset("placement_points")
-        rng = np.random.default_rng(n)
-        checked = 0
-        for _ in range(1500):
-            agent = env.agent_selection
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.reset(seed=int(rng.integers(1 << 30)))
-                continue
-            game = env.unwrapped.game
-            legal = game.legal_actions()
-            expected = greedy_action(game, legal)
-            got = greedy_actions(obs["observation"][None], obs["action_mask"][None], off)[0]
-            assert got == expected, (n, legal, got, expected)
-            checked += len(legal) > 1
-            env.step(int(legal[int(rng.integers(len(legal)))]))
-        assert checked > 300

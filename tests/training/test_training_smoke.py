@@ -10,14 +10,13 @@ import torch
 
 from allfives_env.agents import make_agent
 from allfives_env.agents.ppo.agent import CheckpointError
-from allfives_env.arena.match import run_match
+from allfives_env.arena import run_match
 from allfives_env.cli import main as cli_main
 from allfives_env.rules.config import RulesConfig
 from training.checkpoint import load_checkpoint
+from training.cli import main as train_main
 from training.config import load_config, to_dict
 from training.plot import main as plot_main
-from training.ppo import main as train_main
-from training.ppo import train
 
 FAST = ["eval_every=0", "tensorboard=false", "anneal_lr=false", "total_timesteps=2048", "checkpoint_minutes=0"]
 
@@ -98,24 +97,24 @@ def test_bad_checkpoints_are_clear_errors(tmp_path, capsys):
         run_match(RulesConfig(num_players=3), [agent, "random", "random"], 3)
 
 
-def test_reply_features_warm_start_from_a_plain_policy_and_play(tmp_path):
+def test_reply_control_features_warm_start_from_a_plain_policy_and_play(tmp_path):
     """init_from a policy without derived features: the widened network starts out
     with exactly the old policy's logits; the run trains, and its ppo:PATH file
-    carries features='reply' so the arena builds the same input."""
+    carries features='reply_control' so the arena builds the same input."""
     import numpy as np
 
     from allfives_env.agents.ppo.agent import build_policy, read_checkpoint
     from allfives_env.agents.ppo.features import PolicyInput
-    from training.ppo import Trainer
+    from training.trainer import Trainer
 
     plain = str(tmp_path / "plain")
     assert train_main(["--config", "configs/smoke.yaml", "--run-dir", plain, *FAST]) == 0
-    cfg = load_config("configs/smoke.yaml", [*FAST, "features=reply", f"init_from={plain}/policy.pt"])
+    cfg = load_config("configs/smoke.yaml", [*FAST, "features=reply_control", f"init_from={plain}/policy.pt"])
     trainer = Trainer(cfg, str(tmp_path / "warm"))
     old = build_policy(read_checkpoint(f"{plain}/policy.pt")["policy"])
     out = trainer.collector.out
-    inputs = PolicyInput("reply", 2, 5)(out.obs, out.mask)
-    assert inputs.shape[1] == old.obs_dim + 224 == trainer.net.obs_dim
+    inputs = PolicyInput("reply_control", 2, 5)(out.obs, out.mask)
+    assert inputs.shape[1] == old.obs_dim + 336 == trainer.net.obs_dim
     assert np.abs(inputs[:, old.obs_dim:]).sum() > 0  # the features are not all zero here
     with torch.no_grad():
         new_logits, new_values = trainer.net(torch.from_numpy(inputs))
@@ -124,9 +123,9 @@ def test_reply_features_warm_start_from_a_plain_policy_and_play(tmp_path):
     torch.testing.assert_close(new_values, old_values)
 
     warm = str(tmp_path / "warm_run")
-    assert train_main(["--config", "configs/smoke.yaml", "--run-dir", warm, *FAST, "features=reply",
+    assert train_main(["--config", "configs/smoke.yaml", "--run-dir", warm, *FAST, "features=reply_control",
                        f"init_from={plain}/policy.pt"]) == 0
-    assert read_checkpoint(f"{warm}/policy.pt")["policy"]["features"] == "reply"
+    assert read_checkpoint(f"{warm}/policy.pt")["policy"]["features"] == "reply_control"
     # the two phases plot as one agent: the second continues the first's decisions and minutes
     from training.plot import chain_metrics
 
@@ -139,7 +138,7 @@ def test_reply_features_warm_start_from_a_plain_policy_and_play(tmp_path):
     match = run_match(RulesConfig(num_players=2, target=60), [f"ppo:{warm}/policy.pt", "greedy"], 4, seed=3)
     assert match.to_dict()["agents"][0]["games"] == 4
     # a wider network starts out as the file's policy too: old weights in place, zero out of new units
-    wide = Trainer(load_config("configs/smoke.yaml", [*FAST, "features=reply", "hidden_sizes=[96,80]",
+    wide = Trainer(load_config("configs/smoke.yaml", [*FAST, "features=reply_control", "hidden_sizes=[96,80]",
                                                       f"init_from={plain}/policy.pt"]), str(tmp_path / "wide"))
     assert wide.net.hidden_sizes == (96, 80)
     with torch.no_grad():
@@ -168,7 +167,7 @@ def test_sigterm_writes_latest_and_the_run_resumes(tmp_path):
     import sys
 
     run = str(tmp_path / "run")
-    proc = subprocess.Popen([sys.executable, "-m", "training.ppo", "--config", "configs/smoke.yaml", "--run-dir", run,
+    proc = subprocess.Popen([sys.executable, "-m", "training", "--config", "configs/smoke.yaml", "--run-dir", run,
                              "eval_every=0", "tensorboard=false", "total_timesteps=100000000", "checkpoint_minutes=60"],
                             cwd=os.path.dirname(os.path.dirname(os.path.dirname(__file__))),
                             stderr=subprocess.PIPE, text=True)

@@ -1,13 +1,13 @@
 """Extra policy inputs computed from the default observation (and the mask).
 
-A policy's input is the :class:`~allfives_env.encoders.DefaultEncoder` vector,
+A policy's input is the :class:`~allfives_env.env.encoders.DefaultEncoder` vector,
 optionally followed by derived features; which ones is stored in the policy
 record (``"features"``), so training, ``ppo:PATH`` and the evaluation all build
 the same input. Derived features add no information (the observation already
 holds it) and read nothing hidden; they spare the network a computation it
 learns slowly:
 
-``"reply"`` (2 x 112 values after the observation): for each legal placement
+``"reply_control"`` (3 x 112 values after the observation): for each legal placement
 ``4 * tile + slot`` of the seat to move,
 
 * ``reply_best``: the most points (/35) the *next* seat could score with its
@@ -20,8 +20,6 @@ The layout after the placement is modelled as the engine does (open value and
 counting weight per slot, a double counting both halves, the lone double lead
 becoming a spinner at an end); side branches that the placement would open
 are left out (a cheap, documented approximation: features, not rules).
-``"reply_control"`` (3 x 112): ``"reply"``, then
-
 * ``control``: how many of the seat's other tiles (/7) still fit the layout
   after this placement (the same layout model): suit control, fewer forced
   draws and passes next turn.
@@ -44,41 +42,22 @@ known hand size:
   seat's possible hands (the same model; the two unseen hands are taken as
   independent, the replied tile excluded).
 
-``"reply_control_belief"`` (3 x 112 + 84): ``"reply_control"``, then
-
-* ``belief``: for each tile and each other relative seat 1..3, the probability
-  (28 x 3 values, tile-major; zero for known tiles and absent seats) that the
-  seat holds the tile, under a uniform prior over every deal of the unseen
-  tiles consistent with what the observer knows: the other seats' hand sizes,
-  the suits each is known to lack, the rest in the boneyard. Exact (a
-  forward-backward count over the unseen tiles, not sampling); the search's
-  sampled worlds come from the same distribution (``rules/view.py``). The
-  boneyard's share is what the seats' shares leave of 1.
-
-``"reply_control_infer"`` (3 x 112): ``"reply_control"`` with each seat's
-possible tiles narrowed by what its placements this hand reveal if it plays
-greedy (:mod:`allfives_env.vector.inference`): a tile that greedy would have
-played instead of one of its placements is not in its hand. The same inputs,
-sharper against greedy opponents (exact then), a model against others (an
-inference that leaves a seat fewer possible tiles than its hand size is not
-believed). The exclusions come from the hand's history, which the observation
-does not hold: callers pass them (``PolicyInput(..., exclusions=)``: the
-``ppo:`` agent from the view's events, training from an
-:class:`~allfives_env.vector.inference.ExclusionTracker`); without them the
-features are ``"reply_control"``'s.
-
-``"lookahead_infer"`` (6 x 112): ``"lookahead"`` with the same exclusions: the
-next seat's possible tiles narrowed as above (so its modelled greedy reply is
-drawn from fewer tiles: exact against a greedy seat when they pin its hand),
-and the seat after next's too when it is an opponent (3 players).
-
-Zero for draws, passes and illegal actions (the per-placement blocks). A
-policy trained on a set warm-starts on any set that starts with it
-(``init_from``; the new inputs start at zero weight): ``reply`` <
-``reply_control`` < ``lookahead``, and ``reply_control`` <
-``reply_control_belief``; a ``_infer`` set has the same inputs as the set
-without, so each warm-starts the other (and ``reply_control_infer`` <
-``lookahead_infer``).
+``"lookahead_infer"`` (6 x 112): ``"lookahead"`` with each seat's possible
+tiles narrowed by what its placements this hand reveal if it plays greedy
+(:mod:`allfives_env.agents.inference`): a tile that greedy would have played
+instead of one of its placements is not in its hand. The same inputs, sharper
+against greedy opponents (exact then), a model against others (an inference
+that leaves a seat fewer possible tiles than its hand size is not believed):
+the next seat's modelled greedy reply is drawn from fewer tiles, and the seat
+after next's too when it is an opponent (3 players). The exclusions come from
+the hand's history, which the observation does not hold: callers pass them
+(``PolicyInput(..., exclusions=)``: the ``ppo:`` agent from the view's events,
+training from an :class:`~allfives_env.agents.inference.ExclusionTracker`);
+without them the features are ``"lookahead"``'s.
+Zero for draws, passes and illegal actions. A policy trained on a set
+warm-starts on any set that starts with it (``init_from``; the new inputs start
+at zero weight): ``reply_control`` < ``lookahead``; ``lookahead_infer`` has the
+same inputs as ``lookahead``, so each warm-starts the other.
 """
 
 import math
@@ -89,24 +68,19 @@ from numba import njit
 from ...env.encoders import default_layout
 from ...rules.actions import DRAW
 from ...rules.tiles import SUIT_TILES, TILE_HIGH, TILE_LOW
-from ..greedy import TIE_RANK
+from ..greedy import greedy_key
 
 #: The parts each feature set appends, in order; a set extends another when that one's parts are a prefix of its.
-_PARTS = {"none": (), "reply": ("reply",), "reply_control": ("reply", "control"),
-          "lookahead": ("reply", "control", "lookahead"), "reply_control_belief": ("reply", "control", "belief")}
-#: Sets whose next seats' possible tiles take the greedy exclusions: ``NAME_infer``, the same parts as ``NAME``.
-_PARTS.update({f"{name}_infer": _PARTS[name] for name in ("reply_control", "lookahead")})
+_PARTS = {"none": (), "reply_control": ("reply", "control"), "lookahead": ("reply", "control", "lookahead")}
+#: The set whose next seats' possible tiles take the greedy exclusions: the same parts as ``lookahead``.
+_PARTS["lookahead_infer"] = _PARTS["lookahead"]
 FEATURES = tuple(_PARTS)
-_PART_SIZE = {"reply": 2 * DRAW, "control": DRAW, "lookahead": 3 * DRAW, "belief": 28 * 3}
-_ALIGNED = ("reply", "control", "lookahead")  # parts made of 112-value blocks, one value per placement
+_PART_SIZE = {"reply": 2 * DRAW, "control": DRAW, "lookahead": 3 * DRAW}
 #: blocks of 112 values after the observation
-_BLOCKS = {name: sum(_PART_SIZE[p] for p in parts if p in _ALIGNED) // DRAW for name, parts in _PARTS.items()}
+_BLOCKS = {name: sum(_PART_SIZE[p] for p in parts) // DRAW for name, parts in _PARTS.items()}
 _LOW = np.array(TILE_LOW, np.int64)
 _HIGH = np.array(TILE_HIGH, np.int64)
 _SUIT_TILES = np.array(SUIT_TILES, np.int64)  # tiles carrying each suit (bit mask)
-_TIE_RANK = np.array(TIE_RANK, np.int64)
-#: (tiles placed, at seat 1, at seat 2, at seat 3): a hand holds at most 9 + 10 tiles (R4: 2 players)
-_HOLDINGS_SHAPE = (29, 22, 22, 22)
 _CHOOSE = np.array([[math.comb(n, k) for k in range(29)] for n in range(29)], np.float64)  # C(n, k)
 
 
@@ -120,7 +94,7 @@ def feature_size(name: str) -> int:
 def action_blocks(features: str, num_players: int) -> list:
     """Start offsets of the input's 112-value blocks aligned with the placements (one value per action id):
     the observation's ``placement_points``, then each derived feature block. What a
-    :class:`~allfives_env.agents.ppo_net.PolicyNet` action scorer reads per placement."""
+    :class:`~allfives_env.agents.ppo.network.PolicyNet` action scorer reads per placement."""
     layout = default_layout(num_players)
     return [layout.offset("placement_points")] + [layout.size + k * DRAW for k in range(_BLOCKS[features])]
 
@@ -147,9 +121,6 @@ class PolicyInput:
         names = ("hand", "played_by", "slot_available", "slot_value", "slot_double_end", "slot_counts",
                  "count", "is_lead", "lacks", "hand_sizes")
         self._off = np.array([layout.offset(name) for name in names], np.int64)
-        self._belief_start = self.obs_dim + _BLOCKS[features] * DRAW if "belief" in _PARTS[features] else -1
-        if self._belief_start >= 0:  # the belief counts' work space, kept between calls (one decision at a time in play)
-            self._forward, self._backward = np.empty(_HOLDINGS_SHAPE), np.empty(_HOLDINGS_SHAPE)
 
     def __call__(self, obs: np.ndarray, mask: np.ndarray, out: np.ndarray = None, exclusions=None) -> np.ndarray:
         """``obs`` (B, obs_dim) float32 and ``mask`` (B, 114) -> the input (a view of ``obs`` when no features).
@@ -164,10 +135,7 @@ class PolicyInput:
                 self._no_exclusions = np.zeros((obs.shape[0], 4), np.int64)
             exclusions = self._no_exclusions[:obs.shape[0]]
         _reply_features(obs, mask, self._off, self._num_players, self._divisor, _LOW, _HIGH, _SUIT_TILES,
-                        _BLOCKS[self.features], _TIE_RANK, _CHOOSE, exclusions, out)
-        if self._belief_start >= 0:
-            _belief_features(obs, self._off, self._num_players, _LOW, _HIGH, self._belief_start, self._forward,
-                             self._backward, out)
+                        _BLOCKS[self.features], _CHOOSE, exclusions, out)
         return out
 
 
@@ -215,7 +183,7 @@ def _place(values, weights, count, slot, lo, hi, out_v, out_w):
 
 
 @njit(cache=True)
-def _best_play(values, weights, count, tile, divisor, LOW, HIGH, TIE):
+def _best_play(values, weights, count, tile, divisor, LOW, HIGH):
     """(points, greedy key, slot) of ``tile``'s greedy placement on the layout; key -1 if it does not fit."""
     best_key, best_slot, best_points = -1, -1, 0
     for s in range(4):
@@ -223,21 +191,21 @@ def _best_play(values, weights, count, tile, divisor, LOW, HIGH, TIE):
         if c < 0:
             continue
         points = c if c > 0 and c % divisor == 0 else 0
-        key = (points << 7) + TIE[4 * tile + s]
+        key = greedy_key(points, 4 * tile + s)
         if key > best_key:
             best_key, best_slot, best_points = key, s, points
     return best_points, best_key, best_slot
 
 
 @njit(cache=True)
-def _ranked(values, weights, count, candidates, divisor, LOW, HIGH, TIE, tiles, points, slots, keys):
+def _ranked(values, weights, count, candidates, divisor, LOW, HIGH, tiles, points, slots, keys):
     """The candidate tiles that fit, best greedy key first, into ``tiles``/``points``/``slots`` (``keys``:
     scratch); how many."""
     m = 0
     for u in range(28):
         if not (candidates >> u) & 1:
             continue
-        p, key, slot = _best_play(values, weights, count, u, divisor, LOW, HIGH, TIE)
+        p, key, slot = _best_play(values, weights, count, u, divisor, LOW, HIGH)
         if key < 0:
             continue
         j = m  # insertion sort, descending key
@@ -277,14 +245,14 @@ def _expected_best(values, weights, count, candidates, hand_size, divisor, LOW, 
 
 
 @njit(cache=True)
-def _lookahead(values, weights, count, cand1, n1, h1, cand2, h2, divisor, LOW, HIGH, TIE, CHOOSE, scratch):
+def _lookahead(values, weights, count, cand1, n1, h1, cand2, h2, divisor, LOW, HIGH, CHOOSE, scratch):
     """(next seat's expected greedy points, P(it has no fitting tile), expected best points of the seat after
     next) on the layout ``values``/``weights``/``count`` (see the module docstring). ``scratch``: (6, 28) ints."""
     if h1 <= 0 or n1 <= 0:
         return 0.0, 1.0, 0.0
     h = min(h1, n1)
     tiles, points, slots, keys, pts, after = scratch[0], scratch[1], scratch[2], scratch[3], scratch[4], scratch[5]
-    m = _ranked(values, weights, count, cand1, divisor, LOW, HIGH, TIE, tiles, points, slots, keys)
+    m = _ranked(values, weights, count, cand1, divisor, LOW, HIGH, tiles, points, slots, keys)
     after_v, after_w = after[:4], after[4:8]
     denominator = CHOOSE[n1, h]
     expected, after_next = 0.0, 0.0
@@ -338,7 +306,7 @@ def _hand_and_seen(row, o_hand, o_played, n):
 
 
 @njit(cache=True)
-def _reply_features(obs, mask, off, n, divisor, LOW, HIGH, SUITS, blocks, TIE, CHOOSE, exclusions, out):
+def _reply_features(obs, mask, off, n, divisor, LOW, HIGH, SUITS, blocks, CHOOSE, exclusions, out):
     o_hand, o_played, o_avail, o_value, o_double, o_counts, o_count, o_lead, o_lacks, o_sizes = (
         off[0], off[1], off[2], off[3], off[4], off[5], off[6], off[7], off[8], off[9])
     B, D = obs.shape
@@ -407,7 +375,7 @@ def _reply_features(obs, mask, off, n, divisor, LOW, HIGH, SUITS, blocks, TIE, C
                 own = rel2 == 0
                 next_points, stuck, after_next = _lookahead(
                     after_v, after_w, count1, candidates, total, h1, cand2 & ~(1 << t),
-                    h2 - 1 if own else h2, divisor, LOW, HIGH, TIE, CHOOSE, scratch)
+                    h2 - 1 if own else h2, divisor, LOW, HIGH, CHOOSE, scratch)
                 out[b, D + 3 * DRAW + a] = next_points / 35.0
                 out[b, D + 4 * DRAW + a] = stuck
                 out[b, D + 5 * DRAW + a] = after_next / 35.0
@@ -424,105 +392,3 @@ def _reply_features(obs, mask, off, n, divisor, LOW, HIGH, SUITS, blocks, TIE, C
                         best = got
             out[b, D + a] = best / 35.0
             out[b, D + DRAW + a] = scoring / total
-
-
-@njit(cache=True)
-def _holdings(m, allowed, sizes, forward, backward, out):
-    """Marginal probabilities that each of ``m`` unseen tiles lies with holder 0, 1, 2 or 3 (three seats, then
-    the boneyard), over the uniform distribution of the assignments giving holder j exactly ``sizes[j]``
-    tiles, tile i only to a holder with ``allowed[i, j]``; into ``out[i, j]``. ``backward[i, a, b, c]`` counts
-    the ways to place tiles i.. once a, b and c of the first i are at holders 0-2 (the rest at holder 3),
-    reaching the exact sizes; ``forward[i, a, b, c]`` the ways to place the first i tiles so. Tile i goes
-    to holder j in ``forward * backward`` of the assignments through each state. False when no
-    assignment exists."""
-    s0, s1, s2, s3 = sizes[0], sizes[1], sizes[2], sizes[3]
-    if s0 + s1 + s2 + s3 != m:
-        return False
-    forward[:m + 1, :s0 + 1, :s1 + 1, :s2 + 1] = 0.0
-    backward[:m + 1, :s0 + 1, :s1 + 1, :s2 + 1] = 0.0
-    backward[m, s0, s1, s2] = 1.0
-    for i in range(m - 1, -1, -1):
-        for a in range(min(i, s0) + 1):
-            for b in range(min(i - a, s1) + 1):
-                for c in range(min(i - a - b, s2) + 1):
-                    d = i - a - b - c
-                    if d > s3:
-                        continue
-                    w = 0.0
-                    if allowed[i, 0] and a < s0:
-                        w += backward[i + 1, a + 1, b, c]
-                    if allowed[i, 1] and b < s1:
-                        w += backward[i + 1, a, b + 1, c]
-                    if allowed[i, 2] and c < s2:
-                        w += backward[i + 1, a, b, c + 1]
-                    if allowed[i, 3] and d < s3:
-                        w += backward[i + 1, a, b, c]
-                    backward[i, a, b, c] = w
-    total = backward[0, 0, 0, 0]
-    if total == 0.0:
-        return False
-    forward[0, 0, 0, 0] = 1.0
-    for i in range(m):  # one forward sweep: carry the counts on, and add up where tile i goes
-        out[i, 0], out[i, 1], out[i, 2], out[i, 3] = 0.0, 0.0, 0.0, 0.0
-        for a in range(min(i, s0) + 1):
-            for b in range(min(i - a, s1) + 1):
-                for c in range(min(i - a - b, s2) + 1):
-                    w = forward[i, a, b, c]
-                    if w == 0.0:
-                        continue
-                    if allowed[i, 0] and a < s0:
-                        forward[i + 1, a + 1, b, c] += w
-                        out[i, 0] += w * backward[i + 1, a + 1, b, c]
-                    if allowed[i, 1] and b < s1:
-                        forward[i + 1, a, b + 1, c] += w
-                        out[i, 1] += w * backward[i + 1, a, b + 1, c]
-                    if allowed[i, 2] and c < s2:
-                        forward[i + 1, a, b, c + 1] += w
-                        out[i, 2] += w * backward[i + 1, a, b, c + 1]
-                    if allowed[i, 3] and i - a - b - c < s3:
-                        forward[i + 1, a, b, c] += w
-                        out[i, 3] += w * backward[i + 1, a, b, c]
-        for j in range(4):
-            out[i, j] /= total
-    return True
-
-
-@njit(cache=True)
-def _belief_features(obs, off, n, LOW, HIGH, start, forward, backward, out):
-    """The ``belief`` part (module docstring) of every row into ``out[:, start:start + 84]``; ``forward`` and
-    ``backward``: work space of :data:`_HOLDINGS_SHAPE`."""
-    o_hand, o_played, o_lacks, o_sizes = off[0], off[1], off[8], off[9]
-    B = obs.shape[0]
-    allowed = np.empty((28, 4), np.bool_)
-    sizes = np.zeros(4, np.int64)
-    probs = np.empty((28, 4))
-    unseen = np.empty(28, np.int64)
-    lacks = np.empty(3, np.int64)  # suits each of the three other seats is known to lack
-    for b in range(B):
-        for i in range(start, start + 84):
-            out[b, i] = 0.0
-        _, seen = _hand_and_seen(obs[b], o_hand, o_played, n)
-        m = 0
-        for t in range(28):
-            if not (seen >> t) & 1:
-                unseen[m] = t
-                m += 1
-        held = 0
-        for j in range(3):  # holders 0..2: relative seats 1..3 (size 0 where there is no such seat)
-            sizes[j] = int(round(obs[b, o_sizes + j + 1] * 10.0)) if j + 1 < n else 0
-            held += sizes[j]
-        sizes[3] = m - held  # holder 3: the boneyard, which may hold any tile
-        if sizes[3] < 0:
-            continue
-        for j in range(3):
-            lacks[j] = _lacks_of(obs[b], o_lacks, j + 1) if j + 1 < n else 0
-        for i in range(m):
-            t = unseen[i]
-            for j in range(3):
-                allowed[i, j] = j + 1 < n and not ((lacks[j] >> LOW[t]) & 1 or (lacks[j] >> HIGH[t]) & 1)
-            allowed[i, 3] = True
-        if not _holdings(m, allowed, sizes, forward, backward, probs):
-            continue
-        for i in range(m):
-            for j in range(n - 1):
-                out[b, start + 3 * unseen[i] + j] = probs[i, j]

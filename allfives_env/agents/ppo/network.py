@@ -2,7 +2,7 @@
 
 Kept in the package so that a trained policy loads without the training code
 (``training/`` imports it from here). The network reads the seat-relative
-:class:`~allfives_env.encoders.DefaultEncoder` vector and returns one logit
+:class:`~allfives_env.env.encoders.DefaultEncoder` vector and returns one logit
 per action id (114) and a value; illegal actions are masked by
 :func:`masked_logits`, never by the network itself.
 """

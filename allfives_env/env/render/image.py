@@ -10,8 +10,8 @@ tiles shrink so that the whole layout always fits.
 Pillow is imported only when an image is drawn.
 """
 
-from .text import arm_tiles
 from ...rules.tiles import TILE_HIGH, TILE_LOW
+from .text import arm_tiles
 
 #: Width and height of :func:`render_rgb` images, in pixels.
 IMAGE_SIZE = 600

@@ -4,14 +4,14 @@ replay of a view's events used at play time, and the features take them as the d
 import numpy as np
 import pytest
 
+from allfives_env.agents.inference import ExclusionTracker, view_exclusions
 from allfives_env.agents.ppo.features import PolicyInput
+from allfives_env.compiled.state import DRAW
 from allfives_env.rules.config import RulesConfig
 from allfives_env.rules.game import Game
 from allfives_env.rules.tiles import mask_to_tiles
 from allfives_env.rules.view import player_view
 from allfives_env.vector import VectorAllFives
-from allfives_env.compiled.state import DRAW
-from allfives_env.agents.inference import ExclusionTracker, view_exclusions
 
 
 def _replayed(view):
@@ -51,8 +51,7 @@ def test_tracker_equals_the_replay_of_the_events(num_players):
     assert nonempty > 20
 
 
-@pytest.mark.parametrize("features,num_players", [("reply_control_infer", 4), ("lookahead_infer", 4),
-                                                   ("lookahead_infer", 3)])
+@pytest.mark.parametrize("features,num_players", [("lookahead_infer", 4), ("lookahead_infer", 3)])
 def test_exclusions_narrow_the_opponents_tiles_like_seen_tiles(features, num_players):
     """Excluding tiles for the opponents gives the derived features of an observation in which the
     observer had seen those tiles; an exclusion leaving fewer tiles than the seat's hand is ignored.

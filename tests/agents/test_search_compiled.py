@@ -9,20 +9,32 @@ hidden deals must be consistent with what the seat knows.
 
 import numpy as np
 import pytest
+from support import paired_positions, placements
 
+from allfives_env.agents import search_compiled as S
 from allfives_env.agents.greedy import greedy_action
 from allfives_env.agents.heuristic import HeuristicAgent, score_placements
+from allfives_env.agents.inference import greedy_exclusions
 from allfives_env.agents.search import SearchAgent
+from allfives_env.compiled.rules import apply_action
+from allfives_env.compiled.state import (
+    BONE_POS,
+    C_DIVISOR,
+    F_TARGET,
+    GAME_OVER,
+    HAND_OVER,
+    NEXT_LEADER,
+    NUM_FIELDS,
+    ORDER,
+    PLAYED_MASK,
+    TO_MOVE,
+    WINNERS,
+)
 from allfives_env.rules.actions import DRAW
 from allfives_env.rules.game import Game
-from allfives_env.rules.tiles import SUIT_TILES, mask_to_tiles
+from allfives_env.rules.tiles import SUIT_TILES
 from allfives_env.rules.view import player_view
 from allfives_env.vector import VectorAllFives
-from allfives_env.compiled.rules import apply_action
-from allfives_env.compiled.state import BONE_POS, C_DIVISOR, F_TARGET, GAME_OVER, HAND_OVER, NEXT_LEADER, NUM_FIELDS, ORDER, PLAYED_MASK, TO_MOVE, WINNERS
-from allfives_env.agents import search_compiled as S
-from allfives_env.agents.inference import greedy_exclusions
-from support import paired_positions, placements
 
 CASES = [dict(num_players=2), dict(num_players=3), dict(num_players=4),
          dict(num_players=4, divisor=3, target=75), dict(num_players=3, hand_size="five_each", target=60)]
@@ -174,7 +186,7 @@ def test_load_view_copies_exactly_the_public_state(options):
 
 def test_search_agent_engine_option():
     from allfives_env.agents import make_agent
-    from allfives_env.arena.match import run_match
+    from allfives_env.arena import run_match
     from allfives_env.rules.config import RulesConfig
 
     match = run_match(RulesConfig(num_players=4), ["search:samples=8,engine=compiled", "greedy"], 4, seed=1)

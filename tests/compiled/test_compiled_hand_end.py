@@ -6,12 +6,21 @@ two sides at once)."""
 import numpy as np
 from numba import njit
 
+from allfives_env.compiled import rules as compiled_rules
+from allfives_env.compiled.rules import end_hand
+from allfives_env.compiled.state import (
+    C_N,
+    C_SIDES,
+    GAME_OVER,
+    NEXT_LEADER,
+    NUM_CFG,
+    NUM_FIELDS,
+    SCORING_BONUS,
+    WINNERS,
+)
 from allfives_env.rules import Game, RulesConfig
 from allfives_env.rules.scoring import hand_end_points
 from allfives_env.rules.tiles import mask_pips
-from allfives_env.compiled import rules as compiled_rules
-from allfives_env.compiled.rules import end_hand
-from allfives_env.compiled.state import C_N, C_SIDES, GAME_OVER, NEXT_LEADER, NUM_CFG, NUM_FIELDS, SCORING_BONUS, WINNERS
 
 
 @njit

@@ -1,0 +1,195 @@
+"""Agent specs: the strings the arena, ``allfives eval`` and training accept.
+
+* ``"name"`` or ``"name:key=val,key=val"`` for a named agent (``random``,
+  ``greedy``, ``heuristic``, ``search``; e.g. ``search:samples=32``);
+* ``"ppo:PATH"`` (or ``"name:PATH,key=val"``) for an agent that loads a file;
+* ``"module:Class"`` (optionally ``"module:Class:key=val,..."``) for a user's own
+  agent class importable from ``module``.
+
+Option values are read as numbers, ``none``, or booleans (``true``/``false``,
+``yes``/``no``); anything else stays a string, and each agent
+checks its own options. An unknown option names the agent's options.
+
+The built-in agents are named here by module path and imported on first use
+(so naming ``greedy`` never imports torch); :func:`register_agent` adds others.
+The registry is per process; worker processes are forked and inherit it (with
+the "spawn" start method, register in an imported module).
+"""
+
+import importlib
+import inspect
+import os
+from dataclasses import dataclass
+from typing import Callable
+
+
+@dataclass(frozen=True)
+class AgentEntry:
+    """How to build one named agent: ``factory(**options)`` or, with ``takes_path``, ``factory(path, **options)``."""
+
+    factory: Callable
+    takes_path: bool = False
+    help: str = ""
+
+
+#: name -> (module, class, takes a path): imported when first named.
+BUILTIN_AGENTS = {
+    "random": ("allfives_env.agents.random_agent", "RandomAgent", False),
+    "greedy": ("allfives_env.agents.greedy", "GreedyAgent", False),
+    "heuristic": ("allfives_env.agents.heuristic", "HeuristicAgent", False),
+    "search": ("allfives_env.agents.search", "SearchAgent", False),
+    "ppo": ("allfives_env.agents.ppo.agent", "PPOAgent", True),
+}
+_REGISTERED = {}
+_TRUE_WORDS, _FALSE_WORDS = ("true", "yes"), ("false", "no")
+
+
+def register_agent(name: str, factory: Callable, takes_path: bool = False, help: str = "") -> None:
+    """Make ``name`` a spec. ``factory(**options)`` builds the agent; with
+    ``takes_path`` the spec is ``name:PATH[,key=val...]`` and the factory is
+    called as ``factory(path, **options)`` after the path was checked to exist."""
+    _REGISTERED[name] = AgentEntry(factory, takes_path, help)
+
+
+def _entry(name) -> AgentEntry:
+    if name in _REGISTERED:
+        return _REGISTERED[name]
+    module, cls_name, takes_path = BUILTIN_AGENTS[name]
+    cls = getattr(importlib.import_module(module), cls_name)
+    return AgentEntry(cls, takes_path, (cls.__doc__ or "").strip().splitlines()[0])
+
+
+def _names() -> list:
+    return list(BUILTIN_AGENTS) + [n for n in _REGISTERED if n not in BUILTIN_AGENTS]
+
+
+def registered_agents() -> dict:
+    """``{name: AgentEntry}`` of every named agent (built-in ones imported now)."""
+    return {name: _entry(name) for name in _names()}
+
+
+def allowed_specs_text() -> str:
+    takes_path = {n: (BUILTIN_AGENTS[n][2] if n in BUILTIN_AGENTS and n not in _REGISTERED else _REGISTERED[n].takes_path)
+                  for n in _names()}
+    return ", ".join(f"{n}:PATH" if p else n for n, p in takes_path.items()) + ", or module:Class"
+
+
+def _takes_path(name) -> bool:
+    return _REGISTERED[name].takes_path if name in _REGISTERED else BUILTIN_AGENTS[name][2]
+
+
+def parse_spec(spec: str):
+    """Split a spec into ``(name, path, options)``; raises ``ValueError`` naming the problem."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise ValueError(f"empty agent spec; allowed: {allowed_specs_text()}")
+    spec = spec.strip()
+    head, _, rest = spec.partition(":")
+    if head in _REGISTERED or head in BUILTIN_AGENTS:
+        takes_path = _takes_path(head)
+        path, options = _parse_options(rest, allow_positional=takes_path, spec=spec)
+        if takes_path and not path:
+            raise ValueError(f"agent spec {spec!r} needs a path: {head}:PATH")
+        return head, path, options
+    if rest:  # module:Class[:options]
+        cls_name, _, opt_text = rest.partition(":")
+        _, options = _parse_options(opt_text, allow_positional=False, spec=spec)
+        return f"{head}:{cls_name}", None, options
+    raise ValueError(f"unknown agent spec {spec!r}; allowed: {allowed_specs_text()}")
+
+
+def make_agent(spec, **defaults):
+    """Build an agent from a spec string (see the module docstring), or pass an
+    agent object through. ``defaults`` are extra keyword options that the spec's
+    own options override."""
+    if not isinstance(spec, str):
+        if _is_agent(spec):
+            return spec
+        raise ValueError(f"{spec!r} is neither an agent spec nor an agent; allowed: {allowed_specs_text()}")
+    name, path, options = parse_spec(spec)
+    options = {**defaults, **options}
+    if name in _REGISTERED or name in BUILTIN_AGENTS:
+        entry = _entry(name)
+        _check_options(name, entry.factory, options, spec, skip=1 if entry.takes_path else 0)
+        if not entry.takes_path:
+            return entry.factory(**options)
+        if not os.path.exists(path):
+            raise ValueError(f"checkpoint not found: {path!r} (in agent spec {spec!r})")
+        return entry.factory(path, **options)
+    agent = _user_class(name, spec, options)
+    if not _is_agent(agent):
+        raise ValueError(f"{name!r} from spec {spec!r} is not an agent (it needs reset() and act())")
+    return agent
+
+
+def check_spec(spec) -> None:
+    """Raise ``ValueError`` now if ``spec`` cannot build an agent (fail fast before a long run)."""
+    make_agent(spec)
+
+
+def _is_agent(obj) -> bool:
+    return callable(getattr(obj, "act", None)) and callable(getattr(obj, "reset", None))
+
+
+def _user_class(name, spec, options):
+    """An instance of ``module:Class`` built with ``options``."""
+    module_name, _, cls_name = name.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ValueError(f"unknown agent spec {spec!r}: cannot import module {module_name!r} ({exc}); "
+                         f"allowed: {allowed_specs_text()}") from None
+    cls = getattr(module, cls_name, None)
+    if not inspect.isclass(cls):
+        what = "has no" if cls is None else "has no class named"
+        raise ValueError(f"unknown agent spec {spec!r}: module {module_name!r} {what} {cls_name!r} "
+                         "(module:Class names an agent class)")
+    _check_options(name, cls, options, spec)
+    return cls(**options)
+
+
+def _check_options(name, factory, options, spec, skip=0):
+    """Refuse an option the agent does not take, listing those it does (before building it)."""
+    try:
+        params = list(inspect.signature(factory).parameters.values())[skip:]
+    except (TypeError, ValueError):  # pragma: no cover - a builtin without a signature
+        return
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        return
+    allowed = [p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    unknown = sorted(set(options) - set(allowed))
+    if unknown:
+        listed = ", ".join(allowed) if allowed else "none"
+        raise ValueError(f"agent {name!r} has no option {', '.join(map(repr, unknown))} (in spec {spec!r}); "
+                         f"its options: {listed}")
+
+
+def _parse_options(text, allow_positional, spec):
+    path, options = None, {}
+    if not text:
+        return path, options
+    for item in text.split(","):
+        item = item.strip()
+        if not item:
+            continue
+        key, eq, value = item.partition("=")
+        if not eq:
+            if allow_positional and path is None:
+                path = item
+                continue
+            raise ValueError(f"cannot read option {item!r} in agent spec {spec!r}; write key=value")
+        options[key.strip()] = _literal(value.strip())
+    return path, options
+
+
+def _literal(text):
+    low = text.lower()
+    if low in _TRUE_WORDS or low in _FALSE_WORDS:
+        return low in _TRUE_WORDS
+    if low in ("none", "null"):
+        return None
+    for cast in (int, float):
+        try:
+            return cast(text)
+        except ValueError:
+            pass
+    return text

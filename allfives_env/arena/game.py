@@ -1,0 +1,81 @@
+"""One game between agent objects on a deal seed, and one agent's decision."""
+
+import time
+
+import numpy as np
+
+from ..rules.config import RulesConfig
+from ..rules.game import Game
+from ..rules.record import GameRecorder
+from ..rules.view import player_view
+from .deals import deal_hand, seed_list, seeded_rng
+
+AGENT_SEED_TAG = 1_000_003  # keeps the agents' default seeds apart from the deal seeds
+
+
+def agent_rng(deal_seed, seat: int) -> np.random.Generator:
+    """The default generator of the agent at ``seat`` in a game on ``deal_seed``."""
+    return seeded_rng([*seed_list(deal_seed), AGENT_SEED_TAG, seat])
+
+
+def choose_action(game: Game, agent):
+    """``(action, cpu_seconds)``: the next action of the seat to move and the CPU
+    time its agent's ``act`` took. A forced step (one legal action) is taken
+    without asking the agent; an illegal choice is a ``ValueError``."""
+    legal = game.legal_actions()
+    if len(legal) == 1:
+        return legal[0], 0.0
+    seat = game.to_move
+    view = player_view(game, seat)
+    start = time.process_time()  # CPU time: robust to a busy machine
+    action = agent.act(view, view.legal_actions)
+    seconds = time.process_time() - start
+    if action not in legal:
+        raise ValueError(f"agent at seat {seat} chose an illegal action {action!r}; legal: {list(legal)}")
+    return int(action), seconds
+
+
+def play_game(config: RulesConfig, agents_by_seat, deal_seed, agent_seeds=None, record=False, max_steps=100000):
+    """Play one game to the target; returns ``(game, hands_played, act_cpu_seconds_per_seat, record)``.
+
+    ``agents_by_seat`` are agent objects; each is reset with its own
+    generator (seeded by ``agent_seeds[seat]``, default :func:`agent_rng`).
+    ``deal_seed`` fixes the whole sequence of deals (see
+    :mod:`~allfives_env.arena.deals`). ``record``: also return the game's
+    record (:mod:`~allfives_env.rules.record`), else ``None``."""
+    n = config.num_players
+    if len(agents_by_seat) != n:
+        raise ValueError(f"{len(agents_by_seat)} agents for {n} seats")
+    for seat, agent in enumerate(agents_by_seat):
+        rng = agent_rng(deal_seed, seat) if agent_seeds is None else seeded_rng(agent_seeds[seat])
+        agent.reset(seat, config, rng)
+    game = Game(config)
+    recorder = GameRecorder(game) if record else None
+    act_seconds = [0.0] * n
+    hand_index = steps = 0
+    while True:
+        deal_hand(game, deal_seed, hand_index)
+        steps += _play_hand(game, agents_by_seat, act_seconds, recorder)
+        if game.game_over:
+            break
+        if steps > max_steps:  # pragma: no cover - a guard: every hand ends, and so does a game
+            raise RuntimeError(f"the game did not end within {max_steps} steps")
+        hand_index += 1
+    rec = recorder.record(seed_list(deal_seed)) if recorder is not None else None
+    return game, hand_index + 1, act_seconds, rec
+
+
+def _play_hand(game, agents_by_seat, act_seconds, recorder):
+    """Play the dealt hand to its end; adds each seat's CPU time to ``act_seconds``; returns the steps."""
+    if recorder is not None:
+        recorder.hand_dealt()
+    steps = 0
+    while not game.hand_over:
+        seat = game.to_move
+        action, seconds = choose_action(game, agents_by_seat[seat])
+        act_seconds[seat] += seconds
+        game.step(action)
+        if recorder is not None:
+            recorder.stepped(action)
+        steps += 1
+    return steps

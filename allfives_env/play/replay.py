@@ -1,0 +1,113 @@
+"""``allfives replay``: step through a recorded game, checked against its record first."""
+
+from rich.text import Text
+
+from ..rules.actions import DRAW
+from ..rules.record import read_records, replay
+from .narrate import format_points, last_turn_sentence, lead_sentence, narrate_hand_end
+from .prompt import QUIT, read_line, show_error
+from .screen import STYLES, build_screen, print_lines
+
+REPLAY_HELP = "Enter or n: next step | b: back | h K: jump to hand K | e: end | q: quit"
+
+
+def load_record(path, game_index=0):
+    """The ``game_index``-th (0-based) game record of a JSONL file (see
+    :func:`~allfives_env.rules.record.read_records`)."""
+    records = read_records(path)
+    if not records:
+        raise ValueError(f"{path} holds no game records")
+    if not 0 <= game_index < len(records):
+        raise ValueError(f"--game {game_index + 1} is out of range; {path} holds games 1..{len(records)}")
+    return records[game_index]
+
+
+def replay_positions(record):
+    """Replay a record with the engine, checking it (a ``ValueError`` says what
+    does not check). Returns ``(positions, names)``: the positions as ``(hand
+    index, game copy, sentences)`` (the first position of each hand is its
+    deal) and the seat names."""
+    steps = []
+    final = replay(record, lambda hand, game, action: steps.append((hand, game.clone(), action)))
+    names = record_names(record, final.num_players)
+    return [(hand, game, _position_sentences(game, action, names)) for hand, game, action in steps], names
+
+
+def _position_sentences(game, action, names):
+    """What led to a position: the deal (``action`` None) or the step just taken."""
+    if action is None:
+        return [lead_sentence(game, names)]
+    sentence = last_turn_sentence(game.events, names)
+    if action == DRAW and not game.hand_over:
+        sentence += " (the turn goes on)"
+    return [sentence, *(narrate_hand_end(game, names) if game.hand_over else [])]
+
+
+def record_names(record, num_players):
+    """Seat names, with each seat's spec when the record has them."""
+    seats = record.get("seats")
+    if seats and len(seats) == num_players:
+        return [f"player_{i} ({spec})" for i, spec in enumerate(seats)]
+    return [f"player_{i}" for i in range(num_players)]
+
+
+def replay_session(record, stdin, console, echo=False):
+    """Step through a recorded game. Returns 0, or 1 if the record does not
+    replay (an illegal action, a score that does not match)."""
+    try:
+        positions, names = replay_positions(record)
+    except ValueError as exc:
+        show_error(console, f"Record check failed: {exc}")
+        return 1
+    scores = "-".join(format_points(s) for s in positions[-1][1].scores)
+    console.print(f"Record check: {len(record['hands'])} hands replay to the recorded scores "
+                  f"hand by hand and to the final {scores}.", soft_wrap=True)
+    hand_starts = [i for i, (k, _, _) in enumerate(positions) if i == 0 or positions[i - 1][0] != k]
+    index = 0
+    while True:
+        _show_position(console, positions, index, hand_starts, names)
+        target = _ask_target(stdin, console, echo, index, len(positions), hand_starts)
+        if target == QUIT:
+            return 0
+        index = target
+
+
+def _show_position(console, positions, index, hand_starts, names):
+    hand, game, sentences = positions[index]
+    console.rule(style="dim")
+    title = (f"Replay - hand {hand + 1}/{len(hand_starts)}, step {index - hand_starts[hand]}"
+             f" (position {index + 1}/{len(positions)})")
+    print_lines(console, build_screen(game, names, None, sentences, (), title=title))
+    console.print(Text(REPLAY_HELP, style=STYLES["dim"]), soft_wrap=True)
+
+
+def _ask_target(stdin, console, echo, index, total, hand_starts):
+    """Ask until a replay command leads somewhere: a position index, or :data:`QUIT` (also at end of file)."""
+    while True:
+        line = read_line(stdin, console, "replay> ", echo)
+        if line is None:
+            return QUIT
+        target = _replay_command(line, index, total, hand_starts)
+        if target == QUIT or not isinstance(target, str):
+            return target
+        show_error(console, target)
+
+
+def _replay_command(line, index, total, hand_starts):
+    """The position a replay command leads to, :data:`QUIT`, or an error sentence."""
+    words = line.strip().lower().split()
+    if not words or words[0] in ("n", "next"):
+        return index + 1 if index < total - 1 else "Already at the end: b to go back, q to quit."
+    cmd = words[0]
+    if cmd in ("q", "quit"):
+        return QUIT
+    if cmd in ("b", "back"):
+        return index - 1 if index > 0 else "Already at the start: Enter to go forward, q to quit."
+    if cmd in ("e", "end"):
+        return total - 1
+    if cmd in ("h", "hand"):
+        if len(words) == 2 and words[1].isdigit() and 1 <= int(words[1]) <= len(hand_starts):
+            return hand_starts[int(words[1]) - 1]
+        return f"Give a hand number from 1 to {len(hand_starts)}, e.g. 'h 2'."
+    return f"{line.strip()!r} is not a replay command; {REPLAY_HELP}."
+

@@ -1,0 +1,24 @@
+"""The layers import one way and no package imports in a cycle (import-linter contracts in pyproject.toml)."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_import_contracts_hold():
+    proc = subprocess.run([sys.executable, "-c", "import sys; from importlinter.cli import lint_imports; "
+                           "sys.exit(lint_imports(no_cache=True, no_logo=True))"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
+    assert "BROKEN" not in proc.stdout and proc.stdout.count("KEPT") == 4
+
+
+def test_the_library_loads_without_the_trainer_or_torch():
+    """An env-only user imports the env, the vector env, the agents and the arena without torch
+    (a policy file needs it only when loaded) and without the training package."""
+    code = ("import sys, allfives_env, allfives_env.vector, allfives_env.agents, allfives_env.arena, allfives_env.cli; "
+            "bad = [m for m in ('torch', 'training') if m in sys.modules]; print(bad); sys.exit(1 if bad else 0)")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr

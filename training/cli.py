@@ -1,0 +1,74 @@
+"""The training command: ``python -m training --config configs/ppo_2p.yaml [key=value ...]``.
+
+Also ``allfives train ...`` (the same arguments; the ``allfives`` command finds
+this module through the ``allfives_env.commands`` entry point, so the library
+never imports the trainer) and ``--resume RUN_DIR`` to continue a run exactly
+from its ``latest.pt``.
+"""
+
+import argparse
+import os
+import sys
+
+import yaml
+
+from allfives_env.agents.ppo.agent import CheckpointError
+
+from .config import ConfigError, field_docs, load_config, make_config, parse_override
+
+DESCRIPTION = "PPO self-play training for All Fives"
+
+
+def build_parser(prog="python -m training"):
+    docs = field_docs()
+    epilog = "config keys (override with key=value):\n" + "\n".join(f"  {k}: {v}" for k, v in docs.items())
+    p = argparse.ArgumentParser(prog=prog, description=DESCRIPTION,
+                                epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_arguments(p)
+    return p
+
+
+def add_arguments(p):
+    p.add_argument("--config", metavar="YAML", help="config file (configs/ppo_2p.yaml, ...)")
+    p.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its latest.pt")
+    p.add_argument("--run-dir", metavar="DIR", help="write the run here instead of runs/<name>_s<seed>_<time>")
+    p.add_argument("overrides", nargs="*", metavar="key=value", help="config overrides")
+
+
+def run(args) -> int:
+    """Run from parsed arguments (shared by ``python -m training`` and ``allfives train``)."""
+    from .loop import train  # torch: imported only to train, not to build the parser
+
+    if args.resume:
+        path = os.path.join(args.resume, "config.yaml")
+        if not os.path.isfile(path):
+            raise FileNotFoundError(f"{args.resume!r} is not a run folder (no config.yaml)")
+        with open(path) as f:
+            values = yaml.safe_load(f) or {}
+        if args.config:
+            raise ConfigError("give either --resume RUN_DIR or --config, not both (the run keeps its own config)")
+        for text in args.overrides:
+            key, value = parse_override(text)
+            values[key] = value
+        summary = train(make_config(values), args.resume, resume=True)
+    else:
+        summary = train(load_config(args.config, args.overrides), args.run_dir)
+    print(yaml.safe_dump(summary, sort_keys=False, default_flow_style=None))
+    return 0
+
+
+def main(argv=None, prog="python -m training") -> int:
+    args = build_parser(prog).parse_args(argv)
+    try:
+        return run(args)
+    except (ConfigError, CheckpointError, FileNotFoundError) as exc:
+        sys.stderr.write(f"{prog}: error: {exc}\n")
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+def command():
+    """The ``allfives train`` subcommand for ``allfives_env.cli``: ``(add_arguments, run, help)``;
+    ``run`` raises ``ConfigError`` / ``CheckpointError`` (both ``ValueError``) on bad input."""
+    return add_arguments, run, DESCRIPTION + " (configs/*.yaml, key=value overrides; python -m training --help lists the keys)"

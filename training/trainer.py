@@ -1,0 +1,145 @@
+"""One training run's state: the learner, its optimizer, the collector, the snapshot pool and the evaluator."""
+
+import copy
+import os
+import random
+import time
+
+import numpy as np
+import torch
+
+from allfives_env.agents.ppo.features import action_blocks
+from allfives_env.agents.ppo.network import PolicyNet
+
+from .checkpoint import load_checkpoint, save_checkpoint
+from .config import ConfigError, TrainConfig, to_dict
+from .evaluate import Evaluator
+from .metrics import column_name
+from .rollout import Collector
+from .update import ppo_update
+from .warm_start import warm_start
+
+
+class Trainer:
+    """One PPO update at a time (:meth:`iterate`), evaluations (:meth:`evaluate`) and checkpoints."""
+
+    def __init__(self, cfg: TrainConfig, run_dir: str):
+        if cfg.device.startswith("cuda") and not torch.cuda.is_available():
+            raise ConfigError(f"device={cfg.device!r} but torch sees no CUDA device; use device=cpu")
+        self.cfg, self.run_dir = cfg, run_dir
+        self.device = torch.device(cfg.device)
+        torch.set_num_threads(cfg.torch_threads)
+        random.seed(cfg.seed)
+        torch.manual_seed(cfg.seed)
+        self.collector = Collector(cfg, cfg.device)
+        self.rules = self.collector.config
+        self.net = PolicyNet(self.collector.obs_dim, cfg.hidden_sizes, cfg.activation, action_width=cfg.action_width,
+                             action_inputs=action_blocks(cfg.features, cfg.num_players),
+                             action_depth=cfg.action_depth).to(self.device)
+        if cfg.init_from:
+            warm_start(self.net, cfg.init_from, self.rules, cfg.features)
+        self.opponent = copy.deepcopy(self.net)
+        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=cfg.learning_rate, eps=1e-5)
+        self.evaluator = Evaluator(self.rules, cfg.features, cfg.eval_opponents, cfg.eval_games, cfg.eval_seed,
+                                   cfg.eval_workers, self.device)
+        self.rng = np.random.default_rng(np.random.SeedSequence([cfg.seed, 11]))
+        self.pool = [self._snapshot()]
+        self.update = 0
+        self.elapsed = 0.0  # wall seconds of training before this process (resume)
+        self.best = -1.0
+        self.last_eval = {}
+        self.totals = {"t_env": 0.0, "t_inference": 0.0, "t_bookkeeping": 0.0, "t_update": 0.0, "t_eval": 0.0}
+
+    def _snapshot(self):
+        return {k: v.detach().cpu().clone() for k, v in self.net.state_dict().items()}
+
+    @property
+    def global_step(self):
+        return self.collector.env_steps
+
+    # ----------------------------------------------------------- checkpoints
+    def state(self) -> dict:
+        """Everything beyond the network and the optimizer that exact resumption needs."""
+        return {"collector": self.collector.state_dict(), "rng": self.rng.bit_generator.state,
+                "torch_rng": torch.get_rng_state(), "python_rng": random.getstate(), "pool": self.pool,
+                "elapsed": self.elapsed, "best": self.best, "last_eval": self.last_eval, "totals": self.totals}
+
+    def save(self, name):
+        save_checkpoint(os.path.join(self.run_dir, name), self.net, self.optimizer, self.rules, to_dict(self.cfg),
+                        self.global_step, self.update, self.state(),
+                        extra={"last_eval": self.last_eval, "best": self.best})
+
+    def restore(self, path):
+        ckpt = load_checkpoint(path, to_dict(self.cfg))
+        self.net.load_state_dict(ckpt["policy"]["state_dict"])
+        self.optimizer.load_state_dict(ckpt["optimizer"])
+        st = ckpt["trainer"]
+        self.collector.load_state_dict(st["collector"])
+        self.rng.bit_generator.state = st["rng"]
+        torch.set_rng_state(st["torch_rng"])
+        random.setstate(st["python_rng"])
+        self.pool, self.elapsed, self.best = st["pool"], st["elapsed"], st["best"]
+        self.last_eval, self.totals = st["last_eval"], st["totals"]
+        self.update = ckpt["update"]
+
+    # ----------------------------------------------------------- one update
+    def learning_rate(self) -> float:
+        cfg = self.cfg
+        if not cfg.anneal_lr:
+            return cfg.learning_rate
+        return cfg.learning_rate * max(0.0, 1.0 - self.global_step / cfg.total_timesteps)
+
+    def iterate(self) -> dict:
+        """Collect one rollout against a snapshot drawn from the pool, update, return the metrics row."""
+        cfg = self.cfg
+        lr = self.learning_rate()
+        for group in self.optimizer.param_groups:
+            group["lr"] = lr
+        self.opponent.load_state_dict(self.pool[int(self.rng.integers(len(self.pool)))])
+        self.collector.set_opponent(self.opponent)
+        before = dict(self.collector.timing)
+        t0 = time.perf_counter()
+        self.net.eval()
+        batch = self.collector.collect(self.net)
+        t1 = time.perf_counter()
+        self.net.train()
+        stats = ppo_update(self.net, self.optimizer, batch, cfg, self.rng, self.device)
+        t2 = time.perf_counter()
+        self.update += 1
+        if self.update % cfg.snapshot_every == 0:
+            self.pool.append(self._snapshot())
+            self.pool = self.pool[-cfg.pool_size:]
+        timing = self.collector.timing
+        row = {f"t_{k}": timing[k] - before[k] for k in ("env", "inference", "bookkeeping")}
+        row["t_update"] = t2 - t1
+        for k in ("t_env", "t_inference", "t_bookkeeping", "t_update"):
+            self.totals[k] += row[k]
+        wins = self.collector.pop_results()
+        row.update({
+            "update": self.update, "global_step": self.global_step, "lr": lr,
+            "sps": cfg.num_envs * cfg.num_steps / (t2 - t0), "learner_transitions": len(batch),
+            "carried": self.collector.num_carry, "pool_size": len(self.pool),
+            **{f"train_win_{k}": v[0] for k, v in wins.items()}, **stats,
+        })
+        return row
+
+    def evaluate(self) -> dict:
+        """Play the live network against each evaluation opponent; a new best writes ``best.pt``."""
+        t0 = time.perf_counter()
+        self.net.eval()
+        res = self.evaluator.evaluate(self.net)
+        self.net.train()
+        seconds = time.perf_counter() - t0
+        self.totals["t_eval"] += seconds
+        self.last_eval = res
+        row = {"t_eval": seconds}
+        for opp, r in res.items():
+            name = column_name(opp)
+            row.update({f"eval_{name}_win": r["win_rate"], f"eval_{name}_lo": r["ci_low"],
+                        f"eval_{name}_hi": r["ci_high"], f"eval_{name}_margin": r["margin"]})
+        score = res[self.cfg.best_metric]["win_rate"]
+        if score > self.best:
+            self.best = score
+            self.save("best.pt")
+            row["new_best"] = 1
+        return row
