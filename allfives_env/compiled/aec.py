@@ -5,7 +5,7 @@
 from numba import njit
 
 from .encode import encode
-from .rules import apply_action, forced_action, start_hand
+from .rules import apply_action, start_hand
 from .state import (
     C_AUTO_FORCED,
     C_EPISODE,
@@ -24,7 +24,7 @@ from .state import (
     TO_MOVE,
     WINNERS,
 )
-from .step import episode_over
+from .step import episode_over, play_forced
 
 # The compiled backend of the AEC env (allfives_env.env.cores.CompiledCore) runs one
 # game (row 0) through these entries. Deals come from Python (rules.game.draw_deal)
@@ -41,17 +41,12 @@ def aec_settle(st, hands, scores, gains, cfg, fcfg, off, obs, masks):
     for seat in range(masks.shape[0]):
         for a in range(NUM_ACTIONS):
             masks[seat, a] = 0
-    while True:
-        if episode_over(st, 0, cfg[C_EPISODE]):
-            return AEC_OVER
-        if st[0, HAND_OVER]:
-            return AEC_DEAL
-        if not cfg[C_AUTO_FORCED]:
-            break
-        action = forced_action(st, 0, hands)
-        if action < 0:
-            break
-        apply_action(st, 0, hands, scores, gains, cfg, fcfg[F_TARGET], action)
+    if cfg[C_AUTO_FORCED]:
+        play_forced(st, 0, hands, scores, gains, cfg, fcfg[F_TARGET])
+    if episode_over(st, 0, cfg[C_EPISODE]):
+        return AEC_OVER
+    if st[0, HAND_OVER]:
+        return AEC_DEAL
     seat = st[0, TO_MOVE]
     encode(st, 0, hands, scores, seat, True, cfg, fcfg, off, obs, masks[seat:seat + 1])
     return seat

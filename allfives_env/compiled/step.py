@@ -57,18 +57,28 @@ def advance_hand(st, b, hands, scores, hstart, rng, cfg):
 
 
 @njit(**OPTS)
+def play_forced(st, b, hands, scores, gains, cfg, target):
+    """Play the draws and passes that are the only legal action (C1, C3) until a real
+    decision or the hand's end; the one auto-forced loop of every compiled caller."""
+    while not st[b, HAND_OVER]:
+        action = forced_action(st, b, hands)
+        if action < 0:
+            return
+        apply_action(st, b, hands, scores, gains, cfg, target, action)
+
+
+@njit(**OPTS)
 def resolve_forced(st, b, hands, scores, hstart, gains, rng, cfg, target):
-    """env._resolve_forced (auto_forced): play single-choice draws and passes; True if a hand was dealt."""
+    """env._resolve_forced (auto_forced): forced steps, dealing next hands; True if a hand was dealt."""
     dealt = False
     while True:
         running, new = advance_hand(st, b, hands, scores, hstart, rng, cfg)
         dealt = dealt or new
         if not running:
             return dealt
-        action = forced_action(st, b, hands)
-        if action < 0:
+        play_forced(st, b, hands, scores, gains, cfg, target)
+        if not st[b, HAND_OVER]:
             return dealt
-        apply_action(st, b, hands, scores, gains, cfg, target, action)
 
 
 @njit(**OPTS)

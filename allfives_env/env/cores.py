@@ -69,10 +69,18 @@ def make_core(backend, config, encoder, episode, auto_forced):
     return CompiledCore(config, encoder, episode, auto_forced)
 
 
-def forced_action(game):
-    """The draw or pass that is the only legal action of the seat to move, else None (``auto_forced``)."""
-    actions = game.legal_actions()
-    return actions[0] if len(actions) == 1 and actions[0] in (DRAW, PASS) else None
+def play_forced(game, gains=None):
+    """Play the draws and passes that are the only legal action (C1, C3) until a real decision
+    or the hand's end, adding what they score to ``gains`` (per side); the Python twin of
+    :func:`allfives_env.compiled.step.play_forced`, and the one auto-forced loop of both cores."""
+    while not game.hand_over:
+        actions = game.legal_actions()
+        if len(actions) != 1 or actions[0] not in (DRAW, PASS):
+            return
+        game.step(actions[0])
+        if gains is not None:
+            for side, gained in enumerate(game.step_gain):
+                gains[side] += gained
 
 
 def _mask_buffers(num_players):
@@ -144,12 +152,9 @@ class PythonCore:
         while not self._episode_over():
             if game.hand_over:
                 game.start_next_hand(self.rng)
-            action = forced_action(game)
-            if action is None:
+            play_forced(game, gains)
+            if not game.hand_over:
                 break
-            game.step(action)
-            for side, gained in enumerate(game.step_gain):
-                gains[side] += gained
         return gains
 
     def _settle(self):
@@ -268,11 +273,8 @@ class CompiledCore:
                 mirror.start_next_hand(None, deal=entry)
                 continue
             mirror.step(entry)
-            while self.auto_forced and not mirror.hand_over:  # what the kernels resolved inside the step
-                action = forced_action(mirror)
-                if action is None:
-                    break
-                mirror.step(action)
+            if self.auto_forced:  # what the kernels resolved inside the step
+                play_forced(mirror)
         self._log.clear()
         return mirror
 

@@ -15,8 +15,6 @@ from ..rules.actions import NUM_ACTIONS, action_name
 from ..rules.config import RulesConfig
 from ..rules.game import validate_deal, validate_scores
 
-_TILE_SHIFTS = np.arange(28, dtype=np.int64)
-
 
 class CompiledState(NamedTuple):
     """What :meth:`VectorAllFives.compiled_state` returns: the live kernel arrays (read-only by contract)."""
@@ -219,25 +217,6 @@ class VectorAllFives:
             set_deal(b, order, int(leader), np.array(start, np.float64), self._st, self._hands, self._scores,
                        self._hstart, self._cfg, self._fcfg, self._off, out.to_move, out.obs, out.mask,
                        out.scores, out.new_hand)
-        return out
-
-    def other_hands(self, indices, seats, out=None) -> np.ndarray:
-        """Hidden information, for training only: in game ``indices[i]``, the hands of the
-        seats after ``seats[i]`` in turn order (``seats[i] + 1``, ``+ 2``, ... mod n), as
-        float32 bits over tile indices (R1), shape ``(k, (n - 1) * 28)``.
-
-        This is what a seat's observation never shows (with its own hand, the played
-        tiles and these hands known, the boneyard is the rest): a *privileged* critic
-        may read it during training; a policy must not (the no-leak contract)."""
-        indices = np.asarray(indices, np.int64)
-        seats = np.asarray(seats, np.int64)
-        n = self.num_players
-        others = (seats[:, None] + np.arange(1, n)[None, :]) % n  # (k, n-1)
-        masks = self._hands[indices[:, None], others]  # (k, n-1) int64 bit masks
-        bits = (masks[:, :, None] >> _TILE_SHIFTS) & 1
-        if out is None:
-            out = np.empty((len(indices), (n - 1) * 28), np.float32)
-        out[...] = bits.reshape(len(indices), -1)
         return out
 
     def views(self, obs) -> dict:
