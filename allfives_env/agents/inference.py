@@ -24,6 +24,7 @@ import numpy as np
 from numba import njit
 
 from ..compiled.rules import (
+    clear_layout,
     count_after,
     layout_count,
     place,
@@ -32,9 +33,6 @@ from ..compiled.rules import (
     side_of,
 )
 from ..compiled.state import (
-    ARM,
-    BRANCHES_OPEN,
-    CENTER,
     COUNT,
     DRAW,
     LEAD_TILE,
@@ -44,11 +42,8 @@ from ..compiled.state import (
     OPTS,
     PASS,
     PLAYED_MASK,
-    SPINNER_SLOT,
-    SPINNER_TILE,
     TILE_SUITS,
     TO_MOVE,
-    WEIGHT,
 )
 from .greedy import greedy_key
 
@@ -91,15 +86,7 @@ def greedy_exclusions(event_seats, event_actions, n_events, seat, n, divisor, ls
     has seen since may remain: it masks them out with what it has not seen."""
     for s in range(n):
         forbid[s] = 0
-    lst[row, LEAD_TILE] = -1
-    lst[row, SPINNER_TILE] = -1
-    lst[row, SPINNER_SLOT] = CENTER
-    lst[row, BRANCHES_OPEN] = 0
-    for slot in range(4):
-        lst[row, OPEN + slot] = -1
-        lst[row, WEIGHT + slot] = 0
-        lst[row, ARM + slot] = 0
-    lst[row, COUNT] = 0
+    clear_layout(lst, row)
     own_side = side_of(seat, n)
     placed = 0
     must_play = 0  # seats whose last move was a draw: their next placement is the drawn tile (R13)

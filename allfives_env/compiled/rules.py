@@ -164,6 +164,20 @@ def draw_leader(st, b, rng, n, first_leader):
 
 
 @njit(**OPTS)
+def clear_layout(st, b):
+    """An empty layout in row ``b``: no lead, no spinner, four unopened arms, count 0 (R8)."""
+    st[b, LEAD_TILE] = -1
+    st[b, SPINNER_TILE] = -1
+    st[b, SPINNER_SLOT] = CENTER
+    st[b, BRANCHES_OPEN] = 0
+    for slot in range(4):
+        st[b, OPEN + slot] = -1
+        st[b, WEIGHT + slot] = 0
+        st[b, ARM + slot] = 0
+    st[b, COUNT] = 0
+
+
+@njit(**OPTS)
 def start_hand(st, b, hands, scores, hstart, leader, n, hand_size):
     """Game._deal after the order is in st[b, ORDER:]: hands, empty layout (R4, R8)."""
     for col in range(8):
@@ -178,16 +192,9 @@ def start_hand(st, b, hands, scores, hstart, leader, n, hand_size):
     st[b, TO_MOVE] = leader
     st[b, HAND_OVER] = 0
     st[b, NEXT_LEADER] = -1
-    st[b, LEAD_TILE] = -1
-    st[b, SPINNER_TILE] = -1
-    st[b, SPINNER_SLOT] = CENTER
-    st[b, BRANCHES_OPEN] = 0
-    for slot in range(4):
-        st[b, OPEN + slot] = -1
-        st[b, WEIGHT + slot] = 0
-        st[b, ARM + slot] = 0
-        st[b, LACKS + slot] = 0
-    st[b, COUNT] = 0
+    clear_layout(st, b)
+    for seat in range(4):
+        st[b, LACKS + seat] = 0
     st[b, MUST_PLAY] = -1
     st[b, DRAWN] = 0
     for side in range(scores.shape[1]):

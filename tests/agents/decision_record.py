@@ -57,20 +57,27 @@ def play_and_record(players, specs, seed):
     game, rng, hands = Game(config), np.random.default_rng(seed), []
     game.start_game(rng)
     while True:
-        hand = {"leader": game.leader, "order": _deal_order(game), "decisions": []}
-        while not game.hand_over:
-            legal = game.legal_actions()
-            action = legal[0]
-            if len(legal) > 1:
-                view = player_view(game, game.to_move)
-                action = int(agents[game.to_move].act(view, view.legal_actions))
-            hand["decisions"].append(action)
-            game.step(action)
+        hand = {"leader": game.leader, "order": _deal_order(game)}
+        hand["decisions"] = _play_hand(game, agents, player_view)
         hands.append(hand)
         if game.game_over:
             break
         game.start_next_hand(rng)
     return {"players": players, "specs": specs, "seed": seed, "hands": hands, "scores": list(game.scores)}
+
+
+def _play_hand(game, agents, player_view):
+    """Play the hand in progress to its end; every step's action (the agents choose when there is a choice)."""
+    actions = []
+    while not game.hand_over:
+        legal = game.legal_actions()
+        action = legal[0]
+        if len(legal) > 1:
+            view = player_view(game, game.to_move)
+            action = int(agents[game.to_move].act(view, view.legal_actions))
+        actions.append(action)
+        game.step(action)
+    return actions
 
 
 def _deal_order(game):
@@ -94,15 +101,7 @@ def replay_decisions(record):
             game.start_game(None, hands=hands, boneyard=order[n * size:], leader=hand["leader"])
         else:
             game.start_next_hand(None, deal=(hand["leader"], order))
-        made.append([])
-        while not game.hand_over:
-            legal = game.legal_actions()
-            action = legal[0]
-            if len(legal) > 1:
-                view = player_view(game, game.to_move)
-                action = int(agents[game.to_move].act(view, view.legal_actions))
-            made[-1].append(action)
-            game.step(action)
+        made.append(_play_hand(game, agents, player_view))
         if game.game_over:
             break
     return made, list(game.scores)
