@@ -3,25 +3,32 @@
 A training checkpoint (``latest.pt``, ``best.pt`` in the run folder) holds the
 policy record that :mod:`allfives_env.agents.ppo` reads (so ``ppo:RUN/best.pt``
 works in the arena), plus the optimizer, the step and update counts, the
-config and a pickled trainer state (RNG states, the batched environment, the
-snapshot pool, the transitions carried between rollouts), so that
+config and the trainer state (RNG states, the batched environment's arrays,
+the snapshot pool, the transitions carried between rollouts), so that
 ``--resume RUN_DIR`` continues exactly. :func:`export_policy` writes the
 small policy-only file that is shipped in ``checkpoints/``.
+
+Every file holds tensors and plain data only (numpy arrays are stored as
+tensors, see :func:`to_plain`), so it loads with ``weights_only=True``: a
+checkpoint from someone else cannot run code. Every file carries a digest of
+its content, checked when it is read.
 """
 
 import io
 import os
-import pickle
 import tempfile
+
+import numpy as np
 
 import torch
 
-from allfives_env.agents.ppo.agent import (
+from allfives_env.agents.ppo.policy_file import (
     FORMAT,
     VERSION,
     CheckpointError,
     policy_record,
     read_checkpoint,
+    with_digest,
 )
 
 __all__ = ["CheckpointError", "atomic_write", "atomic_save", "save_checkpoint", "load_checkpoint", "export_policy"]
@@ -49,9 +56,9 @@ def atomic_write(path, write, suffix=""):
 
 
 def atomic_save(obj, path):
-    """``torch.save`` through :func:`atomic_write`."""
+    """``torch.save`` of ``obj`` with its digest, through :func:`atomic_write`."""
     buf = io.BytesIO()
-    torch.save(obj, buf)
+    torch.save(with_digest(obj), buf)
     atomic_write(path, lambda f: f.write(buf.getvalue()), suffix=".pt")
 
 
@@ -62,7 +69,7 @@ def save_checkpoint(path, net, optimizer, rules, cfg_dict, global_step, update, 
         "optimizer": optimizer.state_dict(),
         "global_step": int(global_step), "update": int(update),
         "config": dict(cfg_dict),
-        "trainer": pickle.dumps(trainer_state, protocol=pickle.HIGHEST_PROTOCOL),
+        "trainer": to_plain(trainer_state),
         "extra": dict(extra or {}),
     }
     atomic_save(ckpt, path)
@@ -96,8 +103,40 @@ def load_checkpoint(path, cfg_dict=None) -> dict:
         if diff:
             detail = ", ".join(f"{k}: checkpoint {stored.get(k)!r} vs config {cfg_dict.get(k)!r}" for k in diff)
             raise CheckpointError(f"{path!r} is incompatible with this config ({detail})")
-    try:
-        ckpt["trainer"] = pickle.loads(ckpt["trainer"])
-    except Exception as exc:
-        raise CheckpointError(f"{path!r}: the trainer state cannot be read ({type(exc).__name__}: {exc})") from None
+    if not isinstance(ckpt["trainer"], dict):
+        raise CheckpointError(f"{path!r}: the trainer state is not a mapping (a checkpoint of an older version "
+                              "of this code: it can be played, ppo:PATH, but not resumed)")
+    ckpt["trainer"] = from_plain(ckpt["trainer"])
     return ckpt
+
+
+#: Marks a numpy array stored as a tensor in :func:`to_plain`'s output.
+_ARRAY = "__numpy__"
+
+
+def to_plain(value):
+    """``value`` with every numpy array (and numpy scalar) turned into tensors and Python numbers,
+    recursively through dicts, lists and tuples: data that ``torch.load(weights_only=True)`` reads.
+    Anything else that is not plain data (an object) is a ``TypeError``: it could not be read back."""
+    if isinstance(value, np.ndarray):
+        return {_ARRAY: torch.from_numpy(np.ascontiguousarray(value).copy())}
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, dict):
+        return {k: to_plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(to_plain(v) for v in value)
+    if value is None or isinstance(value, (bool, int, float, str, torch.Tensor)):
+        return value
+    raise TypeError(f"the trainer state holds a {type(value).__name__}, which a checkpoint cannot store as plain data")
+
+
+def from_plain(value):
+    """The inverse of :func:`to_plain`."""
+    if isinstance(value, dict):
+        if set(value) == {_ARRAY}:
+            return value[_ARRAY].numpy()
+        return {k: from_plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(from_plain(v) for v in value)
+    return value

@@ -10,11 +10,10 @@ import argparse
 import os
 import sys
 
-import yaml
-
 from allfives_env.agents.ppo.agent import CheckpointError
 
-from .config import ConfigError, field_docs, load_config, make_config, parse_override
+from .config import ConfigError, field_docs, load_config, make_config, parse_override, read_config_file
+from .metrics import format_summary
 
 DESCRIPTION = "PPO self-play training for All Fives"
 
@@ -43,8 +42,7 @@ def run(args) -> int:
         path = os.path.join(args.resume, "config.yaml")
         if not os.path.isfile(path):
             raise FileNotFoundError(f"{args.resume!r} is not a run folder (no config.yaml)")
-        with open(path) as f:
-            values = yaml.safe_load(f) or {}
+        values = read_config_file(path)
         if args.config:
             raise ConfigError("give either --resume RUN_DIR or --config, not both (the run keeps its own config)")
         for text in args.overrides:
@@ -52,9 +50,21 @@ def run(args) -> int:
             values[key] = value
         summary = train(make_config(values), args.resume, resume=True)
     else:
-        summary = train(load_config(args.config, args.overrides), args.run_dir)
-    print(yaml.safe_dump(summary, sort_keys=False, default_flow_style=None))
+        cfg = load_config(args.config, args.overrides)
+        if args.config is None:
+            sys.stderr.write(f"no --config: training with the defaults ({describe(cfg)}); "
+                             "configs/ppo_2p.yaml is the shipped 2-player setting, --help lists every key\n")
+        summary = train(cfg, args.run_dir)
+    print(format_summary(summary))
     return 0
+
+
+def describe(cfg) -> str:
+    """What a config runs, in a few words."""
+    budget = f"{cfg.total_timesteps:,} decisions"
+    if cfg.max_minutes:
+        budget += f" or {cfg.max_minutes:g} minutes"
+    return f"{cfg.num_players} players, up to {budget}, {cfg.features} features, hidden {cfg.hidden_sizes}"
 
 
 def main(argv=None, prog="python -m training") -> int:

@@ -18,6 +18,7 @@ from dataclasses import MISSING, asdict, dataclass, field, fields
 import yaml
 
 from allfives_env.agents.ppo.features import FEATURES
+from allfives_env.agents.registry import check_spec
 
 
 class ConfigError(ValueError):
@@ -35,8 +36,8 @@ class TrainConfig:
     """seed of the games, the network initialisation and every sampled choice"""
     device: str = "cpu"
     """torch device for the network: cpu or cuda"""
-    torch_threads: int = 2
-    """torch.set_num_threads for the learner process (use 1 when other processes keep the cores busy)"""
+    torch_threads: typing.Optional[int] = None
+    """torch.set_num_threads for the learner (None: chosen from the cores free at the start, printed; on a busy machine 1 is far faster than 2)"""
     total_timesteps: int = 20_000_000
     """stop after this many environment decisions (all seats)"""
     max_minutes: float = 0.0
@@ -197,6 +198,10 @@ def _validate(cfg: TrainConfig) -> TrainConfig:
         ("activation", cfg.activation in ("relu", "tanh"), "relu or tanh"),
         ("features", cfg.features in FEATURES, " or ".join(FEATURES)),
         ("num_envs", cfg.num_envs >= 1, "a positive integer"),
+        ("torch_threads", cfg.torch_threads is None or cfg.torch_threads >= 1, "None (chosen from the free cores) or a positive integer"),
+        ("total_timesteps", cfg.total_timesteps >= 1, "a positive integer"),
+        ("max_minutes", cfg.max_minutes >= 0, "0 (no limit) or a positive number of minutes"),
+        ("eval_every", cfg.eval_every >= 0, "0 (no evaluation) or a positive number of updates"),
         ("num_steps", cfg.num_steps >= 1, "a positive integer"),
         ("minibatch_size", cfg.minibatch_size >= 1, "a positive integer"),
         ("update_epochs", cfg.update_epochs >= 1, "a positive integer"),
@@ -216,6 +221,11 @@ def _validate(cfg: TrainConfig) -> TrainConfig:
     shares = [cfg.opp_self, cfg.opp_pool, cfg.opp_greedy, cfg.opp_random]
     if min(shares) < 0 or sum(shares) <= 0:
         raise ConfigError("opponent shares opp_self, opp_pool, opp_greedy, opp_random must be >= 0 with a positive sum")
+    for spec in cfg.eval_opponents:
+        try:
+            check_spec(spec)
+        except ValueError as exc:
+            raise ConfigError(f"config key 'eval_opponents' holds {spec!r}: {exc}") from None
     if cfg.best_metric not in cfg.eval_opponents:
         raise ConfigError(f"config key 'best_metric' is {cfg.best_metric!r}; allowed: one of eval_opponents {cfg.eval_opponents}")
     return cfg
@@ -260,6 +270,8 @@ def read_config_file(path, _seen=()) -> dict:
             loaded = yaml.safe_load(f)
     except FileNotFoundError:
         raise ConfigError(f"config file not found: {path}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not a text file (a config is YAML: key: value lines)") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""

@@ -9,30 +9,38 @@ import time
 from .checkpoint import export_policy
 from .config import TrainConfig
 from .metrics import MetricsLog
-from .run_folder import make_run_dir, save_config
+from .run_folder import check_can_make, new_run_dir, save_config
 from .trainer import Trainer
 
 
 def train(cfg: TrainConfig, run_dir=None, resume=False) -> dict:
-    """Run (or, with ``resume``, continue) training in ``run_dir``; returns a summary dict."""
-    run_dir = run_dir or make_run_dir(cfg)
-    os.makedirs(run_dir, exist_ok=True)
+    """Run (or, with ``resume``, continue) training in ``run_dir``; returns a summary dict.
+
+    Everything that can be refused (the config, the device, ``init_from``, the folder) is
+    checked before the run folder is made: a refused run leaves nothing behind."""
+    if run_dir is None:
+        run_dir = new_run_dir(cfg)
+    else:
+        check_can_make(run_dir, "the run folder")
     trainer = Trainer(cfg, run_dir)
     if resume:
         trainer.restore(os.path.join(run_dir, "latest.pt"))
+    os.makedirs(run_dir, exist_ok=True)
     save_config(cfg, run_dir)
-    log = MetricsLog(run_dir, cfg, resume_update=trainer.update if resume else None)
-    bar = _progress_bar(cfg, trainer.global_step)
+    sys.stderr.write(f"training in {run_dir}: {trainer.torch_threads} torch thread(s)"
+                     f"{'' if cfg.torch_threads else ' (chosen from the free cores; set torch_threads to fix it)'}\n")
+    log = MetricsLog(run_dir, cfg, resume_update=trainer.update if resume else None,
+                     resume_step=trainer.global_step if resume else None)
+    bar = _progress_bar(cfg, trainer)
     stop = StopRequest()
     previous = stop.install()
     try:
         _train_loop(trainer, cfg, log, bar, stop)
-        if stop.requested:  # Ctrl-C or SIGTERM: stop between updates, so latest.pt is consistent
-            trainer.save("latest.pt")
-            sys.stderr.write(f"\ninterrupted: wrote {os.path.join(run_dir, 'latest.pt')}; "
-                             f"continue with --resume {run_dir}\n")
-            raise KeyboardInterrupt
         trainer.save("latest.pt")
+        if stop.requested:  # Ctrl-C or SIGTERM: stop between updates, so latest.pt is consistent
+            sys.stderr.write(f"\ninterrupted: wrote {os.path.join(run_dir, 'latest.pt')} (play it: "
+                             f"ppo:{os.path.join(run_dir, 'latest.pt')}); continue with --resume {run_dir}\n")
+            raise KeyboardInterrupt
         export_policy(os.path.join(run_dir, "policy.pt"), trainer.net, trainer.rules,
                       extra={"global_step": trainer.global_step, "update": trainer.update, "last_eval": trainer.last_eval},
                       features=cfg.features)
@@ -45,8 +53,10 @@ def train(cfg: TrainConfig, run_dir=None, resume=False) -> dict:
     busy = sum(totals.values())
     return {"run_dir": run_dir, "updates": trainer.update, "global_step": trainer.global_step,
             "wall_s": trainer.elapsed, "sps_overall": trainer.global_step / max(trainer.elapsed, 1e-9),
+            "torch_threads": trainer.torch_threads,
             "time_split": {k: v / busy for k, v in totals.items()} if busy else {},
-            "last_eval": trainer.last_eval, "best": trainer.best}
+            "last_eval": trainer.last_eval, "best": trainer.best, "best_metric": cfg.best_metric,
+            "eval_games": cfg.eval_games}
 
 
 class StopRequest:
@@ -76,49 +86,57 @@ class StopRequest:
             signal.signal(sig, handler)
 
 
-def _progress_bar(cfg, initial):
+def budget_spent(trainer, cfg) -> bool:
+    """The decision budget or the time budget (``max_minutes``) is used up."""
+    return trainer.global_step >= cfg.total_timesteps or bool(cfg.max_minutes and trainer.elapsed >= cfg.max_minutes * 60)
+
+
+def _train_loop(trainer, cfg, log, bar, stop):
+    """Updates until the budget is spent or a stop is asked for. The first update and every
+    ``eval_every``-th are evaluated, and so is the last (one row per update, whatever happens)."""
+    start = time.perf_counter()
+    base_elapsed = trainer.elapsed
+    last_ckpt = start
+    while not budget_spent(trainer, cfg) and not stop.requested:
+        row = trainer.iterate()
+        trainer.elapsed = base_elapsed + time.perf_counter() - start
+        last = budget_spent(trainer, cfg) or stop.requested
+        if cfg.eval_every and (trainer.update % cfg.eval_every == 0 or trainer.update == 1 or last):
+            row.update(trainer.evaluate())
+            trainer.elapsed = base_elapsed + time.perf_counter() - start
+        row["wall_s"] = trainer.elapsed
+        row["sps_overall"] = trainer.global_step / max(trainer.elapsed, 1e-9)
+        log.write(row)
+        if not last and time.perf_counter() - last_ckpt >= cfg.checkpoint_minutes * 60:
+            trainer.save("latest.pt")
+            last_ckpt = time.perf_counter()
+        if bar is not None:
+            _show_progress(bar, trainer, row, cfg)
+
+
+def _progress_bar(cfg, trainer):
     if not cfg.progress:
         return None
     from tqdm import tqdm
 
-    return tqdm(total=cfg.total_timesteps, initial=initial, unit="dec", unit_scale=True, dynamic_ncols=True,
-                file=sys.stderr, mininterval=1.0)
+    return tqdm(total=cfg.total_timesteps, initial=trainer.global_step, unit="dec", unit_scale=True,
+                dynamic_ncols=True, file=sys.stderr, mininterval=1.0)
 
 
-def _train_loop(trainer, cfg, log, bar, stop):
-    """Updates (with evaluations, logs and timed checkpoints) until the step or time budget is spent."""
-    start = time.perf_counter()
-    base_elapsed = trainer.elapsed
-    last_ckpt = start
-    evaluated_at = -1
-    while trainer.global_step < cfg.total_timesteps and not stop.requested:
-        if cfg.max_minutes and trainer.elapsed >= cfg.max_minutes * 60:
-            break
-        row = trainer.iterate()
-        if cfg.eval_every and trainer.update % cfg.eval_every == 0:
-            row.update(trainer.evaluate())
-            evaluated_at = trainer.update
-        trainer.elapsed = base_elapsed + time.perf_counter() - start
-        row["wall_s"] = trainer.elapsed
-        row["sps_overall"] = trainer.global_step / max(trainer.elapsed, 1e-9)
-        log.write(row)
-        if time.perf_counter() - last_ckpt >= cfg.checkpoint_minutes * 60:
-            trainer.save("latest.pt")
-            last_ckpt = time.perf_counter()
-        if bar is not None:
-            _show_progress(bar, trainer, row)
-    if evaluated_at != trainer.update and cfg.eval_every and not stop.requested:
-        row = {"update": trainer.update, "global_step": trainer.global_step, **trainer.evaluate()}
-        trainer.elapsed = base_elapsed + time.perf_counter() - start
-        row["wall_s"] = trainer.elapsed
-        log.write(row)
-    trainer.elapsed = base_elapsed + time.perf_counter() - start
+def expected_end(trainer, cfg) -> int:
+    """The decisions at which the run will end: ``total_timesteps``, or fewer when ``max_minutes``
+    comes first at the rate so far."""
+    if not cfg.max_minutes or trainer.elapsed <= 0:
+        return cfg.total_timesteps
+    rate = trainer.global_step / trainer.elapsed
+    left = max(0.0, cfg.max_minutes * 60 - trainer.elapsed)
+    return int(min(cfg.total_timesteps, trainer.global_step + rate * left))
 
 
-def _show_progress(bar, trainer, row):
+def _show_progress(bar, trainer, row, cfg):
+    bar.total = max(expected_end(trainer, cfg), trainer.global_step)  # the real end, so the ETA is true
     bar.update(trainer.global_step - bar.n)
-    post = {"sps": f"{row['sps']:.0f}", "ent": f"{row['entropy']:.2f}", "kl": f"{row['approx_kl']:.4f}",
-            "tr_greedy": f"{row.get('train_win_greedy', float('nan')):.2f}"}
+    post = {"sps": f"{row['sps']:.0f}", "ent": f"{row['entropy']:.2f}"}
     for opp, r in trainer.last_eval.items():
-        post[f"ev_{opp[:6]}"] = f"{r['win_rate']:.2f}"
+        post[f"vs_{opp[:9]}"] = f"{r['win_rate']:.2f}"
     bar.set_postfix(post, refresh=False)

@@ -27,9 +27,13 @@ def column_name(spec) -> str:
 
 
 class MetricsLog:
-    """Appends rows to ``RUN_DIR/metrics.csv``; on resume keeps only the rows up to ``resume_update``."""
+    """Appends rows to ``RUN_DIR/metrics.csv`` and scalars to TensorBoard (``RUN_DIR/tb``).
 
-    def __init__(self, run_dir, cfg, resume_update=None):
+    On resume from a checkpoint at ``resume_update`` / ``resume_step`` it first drops what the
+    checkpoint does not cover (a run killed after logging an update whose checkpoint never
+    landed): CSV rows past that update, and TensorBoard events from that step on."""
+
+    def __init__(self, run_dir, cfg, resume_update=None, resume_step=None):
         self.path = os.path.join(run_dir, "metrics.csv")
         self.columns = metric_columns(cfg)
         rows = []
@@ -44,7 +48,8 @@ class MetricsLog:
         if cfg.tensorboard:
             from torch.utils.tensorboard import SummaryWriter
 
-            self.tb = SummaryWriter(os.path.join(run_dir, "tb"))
+            purge = None if resume_step is None else resume_step + 1  # events are logged at global steps
+            self.tb = SummaryWriter(os.path.join(run_dir, "tb"), purge_step=purge)
 
     def write(self, row: dict):
         with open(self.path, "a", newline="") as f:
@@ -63,3 +68,31 @@ def _fmt(v):
     if v is None or (isinstance(v, float) and math.isnan(v)):
         return ""
     return f"{v:.6g}" if isinstance(v, float) else v
+
+
+def format_evaluation(results: dict, games=None) -> list:
+    """One line per opponent: ``greedy  0.812 [0.788, 0.834]  margin +41.2  (1000 games)``."""
+    lines = []
+    for opp, r in results.items():
+        lines.append(f"  {opp:<12} {r['win_rate']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]  "
+                     f"margin {r['margin']:+.1f}  ({r.get('games', games)} games)")
+    return lines
+
+
+def format_summary(summary: dict) -> str:
+    """The end of a run for people: where it is, what it did, how fast, how strong, what to load."""
+    run = summary["run_dir"]
+    split = ", ".join(f"{k[2:]} {v:.0%}" for k, v in summary["time_split"].items())
+    minutes = summary["wall_s"] / 60
+    lines = [f"run folder: {run}",
+             f"  config.yaml, metrics.csv, tb/ (TensorBoard), latest.pt (resume: --resume {run}), "
+             f"best.pt, policy.pt",
+             f"  play the result: ppo:{os.path.join(run, 'policy.pt')}",
+             f"trained {summary['updates']:,} updates, {summary['global_step']:,} decisions in {minutes:.1f} min "
+             f"({summary['sps_overall']:,.0f} decisions/s, {summary['torch_threads']} torch threads)",
+             f"  time: {split}"]
+    if summary["last_eval"]:
+        lines.append("last evaluation (win rate [95% interval], points margin per game):")
+        lines += format_evaluation(summary["last_eval"])
+        lines.append(f"best win rate against {summary['best_metric']}: {summary['best']:.3f} (best.pt)")
+    return "\n".join(lines)

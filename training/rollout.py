@@ -308,7 +308,7 @@ class Collector:
     # -------------------------------------------------------------- state for checkpoints
     def state_dict(self) -> dict:
         """Everything needed to continue collection exactly (environment included)."""
-        return {"env": self.env, "out": self.out.copy(), "rng": self.rng.bit_generator.state,
+        return {"env": self.env.state_dict(), "rng": self.rng.bit_generator.state,
                 "game_type": self.game_type, "learner": self.learner, "learner_side": self.learner_side,
                 "pending": self.pending, "num_carry": self.num_carry, "env_steps": self.env_steps,
                 "carry": {name: getattr(self.buffer, name)[:self.num_carry].copy()
@@ -316,16 +316,12 @@ class Collector:
                 "exclusions": None if self.exclusions is None else self.exclusions.state_dict()}
 
     def load_state_dict(self, state):
-        self.env = state["env"]
-        out = self.env.current()
-        for name, value in vars(state["out"]).items():
-            getattr(out, name)[...] = value
-        self.out = out
+        self.env.load_state_dict(state["env"])
+        self.out = self.env.current()
         self.rng.bit_generator.state = state["rng"]
         self.game_type, self.learner, self.learner_side = state["game_type"], state["learner"], state["learner_side"]
         self.pending, self.num_carry, self.env_steps = state["pending"], state["num_carry"], state["env_steps"]
         if self.exclusions is not None:
-            self.exclusions = ExclusionTracker(self.env)
             self.exclusions.load_state_dict(state["exclusions"])
         for name, value in state["carry"].items():
             getattr(self.buffer, name)[:self.num_carry] = value

@@ -5,18 +5,30 @@ import time
 
 import yaml
 
-from .config import to_dict
+from .config import ConfigError, to_dict
 
 
-def make_run_dir(cfg) -> str:
-    """A new folder ``runs_dir/<run_name>_s<seed>_<time>`` (a suffix when that exists)."""
+def check_can_make(folder, what):
+    """Refuse, before any work, a folder that is a file or that cannot be made or written to."""
+    if os.path.exists(folder) and not os.path.isdir(folder):
+        raise ConfigError(f"{what} {folder!r} is a file, not a folder")
+    parent = os.path.abspath(folder)
+    while not os.path.exists(parent):
+        parent = os.path.dirname(parent)
+    if not os.path.isdir(parent) or not os.access(parent, os.W_OK):
+        raise ConfigError(f"{what} {folder!r} cannot be written: {parent!r} is not a writable folder")
+
+
+def new_run_dir(cfg) -> str:
+    """A path for a new run, ``runs_dir/<run_name>_s<seed>_<time>`` (a suffix when that exists);
+    made later, once the run has started. ``runs_dir`` must be a writable folder or makeable."""
+    check_can_make(cfg.runs_dir, "runs_dir")
     stamp = time.strftime("%Y%m%d-%H%M%S")
     run_dir = os.path.join(cfg.runs_dir, f"{cfg.run_name}_s{cfg.seed}_{stamp}")
     k = 1
     while os.path.exists(run_dir):
         k += 1
         run_dir = os.path.join(cfg.runs_dir, f"{cfg.run_name}_s{cfg.seed}_{stamp}_{k}")
-    os.makedirs(run_dir)
     return run_dir
 
 

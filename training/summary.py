@@ -54,8 +54,10 @@ def main(argv=None) -> int:
         print(f"{run}: {s['decisions']:,} decisions in {s['wall_min']:.1f} min; "
               f"{s['sps_per_update_mean']:,.0f} dec/s per update, {s['sps_overall']:,.0f} overall; time: {split}")
         if "best_eval" in s:
-            print(f"  best vs {args.vs}: {s['best_eval']['win']:.3f} {s['best_eval']['ci']} at update {s['best_eval']['update']}; "
-                  f"last: {s['last_eval']}")
+            lo, hi = s["best_eval"]["ci"]
+            last = ", ".join(f"{opp} {win:.3f}" for opp, win in s["last_eval"].items())
+            print(f"  best vs {args.vs}: {s['best_eval']['win']:.3f} [{lo:.3f}, {hi:.3f}] at update "
+                  f"{s['best_eval']['update']}; last evaluation: {last}")
         r = s["reached"]
         print(f"  reached {args.reach:.0%} vs {args.vs}: " +
               (f"after {r['decisions']:,} decisions, {r['wall_min']:.1f} min" if r else "not reached"))

@@ -28,7 +28,8 @@ class Trainer:
             raise ConfigError(f"device={cfg.device!r} but torch sees no CUDA device; use device=cpu")
         self.cfg, self.run_dir = cfg, run_dir
         self.device = torch.device(cfg.device)
-        torch.set_num_threads(cfg.torch_threads)
+        self.torch_threads = cfg.torch_threads or free_cores()
+        torch.set_num_threads(self.torch_threads)
         random.seed(cfg.seed)
         torch.manual_seed(cfg.seed)
         self.collector = Collector(cfg, cfg.device)
@@ -143,3 +144,11 @@ class Trainer:
             self.save("best.pt")
             row["new_best"] = 1
         return row
+
+
+def free_cores() -> int:
+    """The cores this process may use that other processes are not keeping busy (the 1-minute load
+    average), at least 1: on a busy machine, more torch threads than free cores is far slower."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    busy = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
+    return max(1, min(cores, int(cores - busy + 0.5)))

@@ -80,8 +80,13 @@ def read_records(path) -> list:
     A line that is not JSON, or not a record of the shape above, is a
     ``ValueError`` naming the file, the line and what is wrong."""
     records = []
-    with open(path) as f:
-        for number, line in enumerate(f, 1):
+    with open(path, "rb") as f:
+        for number, raw in enumerate(f, 1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                raise ValueError(f"{path}, line {number}: not text (a record file holds one JSON object per "
+                                 "line, UTF-8)") from None
             if not line.strip():
                 continue
             try:

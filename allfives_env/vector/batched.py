@@ -179,6 +179,33 @@ class VectorAllFives:
             self._raise_illegal(int(bad), int(actions[bad]))
         return out
 
+    #: The arrays that hold every game's state (with the output buffers: everything a step depends on).
+    STATE_ARRAYS = ("_st", "_hands", "_scores", "_hstart", "_gains", "_rng")
+
+    def state_dict(self) -> dict:
+        """Copies of every game's state and of the last output, as plain numpy arrays (no objects):
+        :meth:`load_state_dict` on an env with the same options continues exactly."""
+        return {"games": {name[1:]: getattr(self, name).copy() for name in self.STATE_ARRAYS},
+                "out": {f.name: getattr(self._out, f.name).copy() for f in fields(VectorStep)},
+                "started": bool(self._started)}
+
+    def load_state_dict(self, state: dict) -> None:
+        """Continue from :meth:`state_dict`'s output; a state of other shapes or dtypes (another
+        ``num_envs``, player count or option set) is refused before anything changes."""
+        try:
+            pairs = [(getattr(self, name), state["games"][name[1:]]) for name in self.STATE_ARRAYS]
+            pairs += [(getattr(self._out, f.name), state["out"][f.name]) for f in fields(VectorStep)]
+            started = state["started"]
+        except (KeyError, TypeError) as exc:
+            raise ValueError(f"not a VectorAllFives state (missing {exc})") from None
+        for mine, theirs in pairs:
+            if not isinstance(theirs, np.ndarray) or theirs.shape != mine.shape or theirs.dtype != mine.dtype:
+                raise ValueError(f"a VectorAllFives state of another shape: {getattr(theirs, 'shape', theirs)} "
+                                 f"{getattr(theirs, 'dtype', '')} where this env holds {mine.shape} {mine.dtype}")
+        for mine, theirs in pairs:
+            mine[...] = theirs
+        self._started = bool(started)
+
     def current(self) -> VectorStep:
         """The output buffers as they stand (after reset/step/set_position)."""
         return self._out

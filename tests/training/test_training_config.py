@@ -69,3 +69,65 @@ def test_parse_override_reads_yaml_values():
     assert parse_override("x=[1, 2]") == ("x", [1, 2])
     assert parse_override("x=none") == ("x", "none")
     assert parse_override("x=null") == ("x", None)
+
+
+@pytest.mark.parametrize("override, words", [
+    ("device=cuda", "no CUDA device"), ("init_from=/no/such/policy.pt", "not found"),
+    ("eval_opponents=[nope]", "eval_opponents.*'nope'.*unknown agent spec"),
+])
+def test_a_refused_run_leaves_no_folder_behind(tmp_path, capsys, override, words):
+    import re
+
+    runs = tmp_path / "runs"
+    assert main(["--config", "configs/smoke.yaml", f"runs_dir={runs}", override]) == 2
+    assert re.search(words, capsys.readouterr().err)
+    assert not runs.exists() or not list(runs.iterdir())
+
+
+def test_malformed_yaml_and_unwritable_places_are_one_line(tmp_path, capsys):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("num_players: [2\nseed: 1\n")
+    assert main(["--config", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "bad.yaml: not valid YAML (line" in err and "Traceback" not in err and len(err.splitlines()) == 1
+    (tmp_path / "file").write_text("x")
+    assert main(["--config", "configs/smoke.yaml", f"runs_dir={tmp_path / 'file'}"]) == 2
+    assert "is a file, not a folder" in capsys.readouterr().err
+    base = tmp_path / "loop.yaml"
+    base.write_text("extends: loop.yaml\n")
+    assert main(["--config", str(base)]) == 2
+    assert "loops back" in capsys.readouterr().err
+
+
+def test_setting_files_hold_only_what_differs():
+    """Each shipped setting extends base.yaml (or another setting) and restates no inherited value."""
+    import yaml
+
+    from training.config import read_config_file
+
+    for name in ("ppo_2p", "ppo_3p", "ppo_4p", "ppo_3p_finetune", "ppo_4p_finetune"):
+        own = yaml.safe_load(open(f"configs/{name}.yaml"))
+        parent = read_config_file(f"configs/{own.pop('extends')}")
+        assert not {k for k, v in own.items() if parent.get(k) == v}, name
+    assert load_config("configs/ppo_2p.yaml").max_minutes == 30
+
+
+def test_no_config_says_what_it_runs(tmp_path, capsys):
+    assert main([f"runs_dir={tmp_path}", "total_timesteps=512", "num_envs=16", "num_steps=16", "eval_every=0",
+                 "tensorboard=false", "hidden_sizes=[8]", "progress=false"]) == 0
+    captured = capsys.readouterr()
+    assert "no --config: training with the defaults (2 players, up to 512 decisions" in captured.err
+    assert "torch thread(s) (chosen from the free cores" in captured.err
+    assert "run folder:" in captured.out and "play the result: ppo:" in captured.out
+    assert "{" not in captured.out  # formatted for people, not a dict
+
+
+@pytest.mark.parametrize("load, expected", [(0.0, 2), (0.4, 2), (0.6, 1), (1.9, 1), (7.0, 1)])
+def test_torch_threads_follow_the_free_cores(monkeypatch, load, expected):
+    import os
+
+    from training import trainer
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1})
+    monkeypatch.setattr(os, "getloadavg", lambda: (load, 0.0, 0.0))
+    assert trainer.free_cores() == expected

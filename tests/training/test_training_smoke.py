@@ -47,7 +47,8 @@ def test_smoke_config_runs_the_whole_pipeline(tmp_path):
     # resume for two more updates through the `allfives train` command
     assert cli_main(["train", "--resume", run, "total_timesteps=8192"]) == 0
     assert load_checkpoint(os.path.join(run, "latest.pt"))["update"] == 8
-    assert len(open(os.path.join(run, "metrics.csv")).read().splitlines()) - 1 == 9  # + 2 updates + final eval
+    updates = [int(row.split(",")[0]) for row in open(os.path.join(run, "metrics.csv")).read().splitlines()[1:]]
+    assert updates == list(range(1, 9))  # one row per update, the resumed ones after the first run's
     assert plot_main([run]) == 0
     for name in ("winrate_steps.png", "winrate_time.png", "training.png"):
         assert os.path.getsize(os.path.join(run, "plots", name)) > 1000
@@ -83,12 +84,12 @@ def test_bad_checkpoints_are_clear_errors(tmp_path, capsys):
     data = open(f"{run}/latest.pt", "rb").read()
     with open(f"{run}/latest.pt", "wb") as f:
         f.write(data[: len(data) // 2])  # truncated
-    with pytest.raises(CheckpointError, match="corrupt"):
+    with pytest.raises(CheckpointError, match="damaged"):
         load_checkpoint(f"{run}/latest.pt")
     assert train_main(["--resume", run]) == 2
-    assert "corrupt" in capsys.readouterr().err
+    assert "damaged" in capsys.readouterr().err
     (tmp_path / "junk.pt").write_bytes(b"not a checkpoint at all")
-    with pytest.raises(ValueError, match="corrupt"):
+    with pytest.raises(ValueError, match="damaged or not a torch file"):
         make_agent(f"ppo:{tmp_path / 'junk.pt'}")
     with pytest.raises(ValueError, match="not found"):
         make_agent(f"ppo:{tmp_path / 'missing.pt'}")
@@ -196,3 +197,34 @@ def test_sigterm_writes_latest_and_the_run_resumes(tmp_path):
     assert export_main([str(tmp_path / "missing.pt"), shipped]) == 2
     match = run_match(RulesConfig(num_players=2, target=60), [f"ppo:{shipped}", "random"], 2, seed=1)
     assert match.to_dict()["agents"][0]["games"] == 2
+
+
+def test_kill_9_then_resume_keeps_the_logs_in_step_with_the_checkpoint(tmp_path):
+    """``kill -9`` can land after an update was logged but before its checkpoint: resuming drops
+    those rows, so after three kills and a final resume metrics.csv holds each update once, in
+    order, up to the checkpoint's, and TensorBoard keeps no events past it."""
+    import signal
+    import subprocess
+    import sys
+
+    root = os.path.dirname(os.path.dirname(os.path.dirname(__file__)))
+    run = str(tmp_path / "run")
+    metrics, latest = os.path.join(run, "metrics.csv"), os.path.join(run, "latest.pt")
+    args = ["--config", "configs/smoke.yaml", "--run-dir", run, "eval_every=2", "eval_games=4",
+            "total_timesteps=100000000", "checkpoint_minutes=0.004"]  # a checkpoint every ~0.25 s, updates faster
+    for kill in range(3):
+        command = args if kill == 0 else ["--resume", run]
+        proc = subprocess.Popen([sys.executable, "-m", "training", *command], cwd=root,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        rows_before = len(open(metrics).read().splitlines()) if os.path.isfile(metrics) else 1
+        deadline = time.time() + 120
+        while time.time() < deadline:
+            if os.path.isfile(metrics) and len(open(metrics).read().splitlines()) >= rows_before + 3 + kill:
+                break
+            time.sleep(0.05 * (kill + 1))
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=60)
+    update = load_checkpoint(latest)["update"]
+    assert train_main(["--resume", run, f"total_timesteps={(update + 2) * 1024}"]) == 0
+    updates = [int(line.split(",")[0]) for line in open(metrics).read().splitlines()[1:]]
+    assert updates == list(range(1, update + 3))

@@ -18,33 +18,108 @@ from ...rules.config import RulesConfig
 from .features import FEATURES
 
 FORMAT = "allfives-ppo"
-VERSION = 1
+#: Version 2 files carry ``sha256``, a digest of their content (:func:`content_digest`) checked at
+#: every load; version 1 files (before the digest) still load, their weights checked for NaN.
+VERSION = 2
+READABLE_VERSIONS = (1, 2)
+DIGEST_KEY = "sha256"
 
 
 class CheckpointError(ValueError):
     """A checkpoint that cannot be read, or does not fit what it is used for."""
 
 
+def content_digest(record: dict) -> str:
+    """A SHA-256 of everything in ``record`` but its digest: every key, number and string, and
+    every tensor's dtype, shape and bytes, in a fixed order. A flipped byte anywhere changes it."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    _feed(digest, {k: v for k, v in record.items() if k != DIGEST_KEY})
+    return digest.hexdigest()
+
+
+def _feed(digest, value):
+    import torch
+
+    if isinstance(value, dict):
+        digest.update(b"{")
+        for key in sorted(value, key=repr):
+            _feed(digest, key)
+            _feed(digest, value[key])
+        digest.update(b"}")
+    elif isinstance(value, (list, tuple)):
+        digest.update(b"[" if isinstance(value, list) else b"(")
+        for item in value:
+            _feed(digest, item)
+        digest.update(b"]")
+    elif isinstance(value, torch.Tensor):
+        t = value.detach().cpu()
+        digest.update(f"T{t.dtype}{tuple(t.shape)}".encode())
+        digest.update(t.contiguous().reshape(-1).view(torch.uint8).numpy().tobytes() if t.numel() else b"")
+    else:
+        digest.update(f"{type(value).__name__}:{value!r};".encode())
+
+
 def read_checkpoint(path) -> dict:
-    """The checkpoint dict at ``path``, checked for format and version (read with
-    ``weights_only=True``: a file from someone else cannot run code)."""
+    """The checkpoint dict at ``path``, checked: a torch file of this format and a readable version,
+    its digest matching its content (version 2), a complete policy record with finite weights.
+
+    It is read with ``weights_only=True``: tensors and plain data only, so a file from someone
+    else cannot run code; a file holding anything else is refused. Every problem is one
+    :class:`CheckpointError` naming the file."""
+    ckpt = _load_plain(path)
+    if not isinstance(ckpt, dict) or ckpt.get("format") != FORMAT:
+        raise CheckpointError(f"{path!r} is not an All Fives PPO checkpoint (no format={FORMAT!r} record)")
+    version = ckpt.get("version")
+    if version not in READABLE_VERSIONS:
+        raise CheckpointError(f"{path!r} has checkpoint version {version!r}; this code reads versions "
+                              f"{', '.join(map(str, READABLE_VERSIONS))}")
+    if version >= 2 and ckpt.get(DIGEST_KEY) != content_digest(ckpt):
+        raise CheckpointError(f"{path!r} is damaged: its content does not match the digest stored with it "
+                              "(the file was changed or corrupted after it was written)")
+    policy = ckpt.get("policy")
+    if not isinstance(policy, dict) or not {"net", "state_dict", "num_players", "rules"} <= set(policy):
+        raise CheckpointError(f"{path!r} has no complete 'policy' record (net, state_dict, num_players, rules)")
+    _check_finite(policy["state_dict"], path)
+    return ckpt
+
+
+def _load_plain(path):
+    """``torch.load(path, weights_only=True)``, its failures as one line."""
+    import pickle
+
     import torch
 
     if not os.path.isfile(path):
         raise CheckpointError(f"checkpoint not found: {path!r}")
     try:
-        ckpt = torch.load(path, map_location="cpu", weights_only=True)
+        return torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:  # torch raises many types for truncated or foreign files
-        raise CheckpointError(f"cannot read checkpoint {path!r}: it is corrupt or not a torch file "
-                              f"({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})") from None
-    if not isinstance(ckpt, dict) or ckpt.get("format") != FORMAT:
-        raise CheckpointError(f"{path!r} is not an All Fives PPO checkpoint (no format={FORMAT!r} record)")
-    if ckpt.get("version") != VERSION:
-        raise CheckpointError(f"{path!r} has checkpoint version {ckpt.get('version')!r}; this code reads version {VERSION}")
-    policy = ckpt.get("policy")
-    if not isinstance(policy, dict) or not {"net", "state_dict", "num_players", "rules"} <= set(policy):
-        raise CheckpointError(f"{path!r} has no complete 'policy' record (net, state_dict, num_players, rules)")
-    return ckpt
+        if isinstance(exc, pickle.UnpicklingError) and "GLOBAL" in str(exc):  # an object, not a damaged byte
+            raise CheckpointError(f"{path!r} is refused: it holds Python objects beyond tensors and plain data, "
+                                  "which no policy file or checkpoint written here contains (loading them could "
+                                  "run code)") from None
+        first = str(exc).splitlines()[0] if str(exc) else ""
+        raise CheckpointError(f"cannot read checkpoint {path!r}: it is damaged or not a torch file "
+                              f"({type(exc).__name__}: {first})") from None
+
+
+def _check_finite(state_dict, path):
+    import torch
+
+    if not isinstance(state_dict, dict):
+        raise CheckpointError(f"{path!r}: the policy's state_dict is not a mapping of tensors")
+    for name, value in state_dict.items():
+        if not isinstance(value, torch.Tensor):
+            raise CheckpointError(f"{path!r}: the policy's weight {name!r} is not a tensor")
+        if value.is_floating_point() and not torch.isfinite(value).all():
+            raise CheckpointError(f"{path!r} is damaged: the policy's weight {name!r} holds NaN or infinite values")
+
+
+def with_digest(record: dict) -> dict:
+    """``record`` (a checkpoint dict) with its :func:`content_digest` stored under ``sha256``."""
+    return {**record, DIGEST_KEY: content_digest(record)}
 
 
 def policy_record(net, rules: RulesConfig, features: str = "none") -> dict:

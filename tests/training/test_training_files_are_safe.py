@@ -1,0 +1,116 @@
+"""Files from others run no code, and a damaged file is one clear line (issue 23).
+
+Every kind of file the project reads gets a crafted pickle that would create a marker
+file when unpickled: checkpoints and policy files (``ppo:PATH``, ``--resume``,
+``training.export``), game records and configs. Each is refused, and the marker never appears.
+"""
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import torch
+
+from allfives_env.agents import make_agent
+from allfives_env.agents.ppo.policy_file import CheckpointError, read_checkpoint
+from allfives_env.rules.record import read_records
+from training.cli import main as train_main
+from training.config import ConfigError, load_config
+
+FAST = ["eval_every=0", "tensorboard=false", "checkpoint_minutes=0"]
+
+
+class _Payload:
+    """Unpickling this runs ``touch MARKER``."""
+
+    def __init__(self, marker):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (os.system, (f"touch {self.marker}",))
+
+
+@pytest.fixture
+def run(tmp_path):
+    folder = str(tmp_path / "run")
+    assert train_main(["--config", "configs/smoke.yaml", "--run-dir", folder, *FAST, "total_timesteps=1024"]) == 0
+    return folder
+
+
+def _plant(path, marker, where):
+    """Rewrite the torch file at ``path`` with the payload at ``where`` (a top-level key)."""
+    ckpt = torch.load(path, weights_only=True)
+    ckpt[where] = {"state": _Payload(marker)}
+    torch.save(ckpt, path)
+
+
+@pytest.mark.parametrize("where", ["trainer", "extra", "policy"])
+def test_a_crafted_checkpoint_runs_nothing_anywhere_it_is_read(run, tmp_path, where, capsys):
+    marker = tmp_path / "pwned"
+    for name in ("latest.pt", "policy.pt"):
+        _plant(os.path.join(run, name), marker, where)
+    with pytest.raises(CheckpointError, match="refused: it holds Python objects"):
+        read_checkpoint(os.path.join(run, "policy.pt"))
+    with pytest.raises(ValueError, match="refused"):
+        make_agent(f"ppo:{run}/policy.pt")
+    assert train_main(["--resume", run]) == 2
+    assert "refused" in capsys.readouterr().err
+    export = subprocess.run([sys.executable, "-m", "training.export", f"{run}/latest.pt", str(tmp_path / "out.pt")],
+                            capture_output=True, text=True, timeout=120)
+    assert export.returncode == 2 and "refused" in export.stderr and "Traceback" not in export.stderr
+    assert not marker.exists()
+
+
+def test_crafted_records_and_configs_run_nothing(tmp_path):
+    import pickle
+
+    marker = tmp_path / "pwned"
+    blob = pickle.dumps(_Payload(marker))
+    record = tmp_path / "game.jsonl"
+    record.write_bytes(blob)
+    with pytest.raises(ValueError, match="game.jsonl, line 1"):
+        read_records(str(record))
+    config = tmp_path / "bad.yaml"
+    config.write_bytes(blob)
+    with pytest.raises(ConfigError):
+        load_config(str(config))
+    tagged = tmp_path / "tagged.yaml"
+    tagged.write_text(f"seed: !!python/object/apply:os.system ['touch {marker}']\n")
+    with pytest.raises(ConfigError, match="tagged.yaml: not valid YAML"):
+        load_config(str(tagged))
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize("offset", [0.2, 0.4, 0.5, 0.6, 0.8])
+def test_random_bytes_in_a_policy_file_are_found(tmp_path, offset):
+    """2,000 random bytes written into the middle of the shipped policy (it used to load with NaN
+    weights and play): refused with one line naming the file, whatever part they hit."""
+    data = bytearray(open("checkpoints/ppo_2p.pt", "rb").read())
+    start = int(len(data) * offset)
+    data[start:start + 2000] = np.random.default_rng(start).integers(0, 256, 2000, dtype=np.uint8).tobytes()
+    path = tmp_path / "damaged.pt"
+    path.write_bytes(bytes(data))
+    with pytest.raises(CheckpointError, match="damaged"):
+        make_agent(f"ppo:{path}")
+
+
+def test_an_unsigned_old_file_with_nan_weights_is_refused(tmp_path):
+    """Version 1 files (before the digest) still load, but not with weights that are not finite."""
+    ckpt = torch.load("checkpoints/ppo_2p.pt", weights_only=True)
+    ckpt["version"] = 1
+    del ckpt["sha256"]
+    path = tmp_path / "old.pt"
+    torch.save(ckpt, path)
+    assert read_checkpoint(str(path))["version"] == 1
+    ckpt["policy"]["state_dict"]["trunk.0.weight"][0, 0] = float("nan")
+    torch.save(ckpt, path)
+    with pytest.raises(CheckpointError, match="trunk.0.weight.*NaN"):
+        read_checkpoint(str(path))
+
+
+def test_the_trainer_state_is_plain_data(run):
+    """A training checkpoint loads with weights_only=True as it is: no pickled objects inside."""
+    ckpt = torch.load(os.path.join(run, "latest.pt"), weights_only=True)
+    assert isinstance(ckpt["trainer"], dict) and "collector" in ckpt["trainer"]
