@@ -1,7 +1,8 @@
 """Play, watch and replay All Fives in the terminal.
 
 Modules, one job each, usable alone: :mod:`.narrate` (events as sentences),
-:mod:`.screen` (a position as rich Text lines; the console), :mod:`.prompt`
+:mod:`.screen` (a position as rich Text lines; the console), :mod:`.wrap`
+(fitting lines to the console's width, never splitting a tile), :mod:`.prompt`
 (reading a move from any text stream), :mod:`.table` (a game with one
 controller per seat, its score sheet and record), :mod:`.seats` (who sits
 where), :mod:`.sessions` (``allfives play`` and ``allfives watch``) and

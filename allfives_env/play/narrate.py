@@ -71,38 +71,74 @@ def last_turn_sentence(events, names, viewer=None) -> str:
     return narrate_turn(turn, names, reveal=viewer is None or turn[0][0] == viewer, lead=len(turns) == 1)
 
 
+def _is_you(name) -> bool:
+    return name == "You" or name.startswith("You ")
+
+
+def _verb(game, side, names, singular):
+    """``singular`` ("leads", "wins") agreeing with a side: "You lead", "a & c win"."""
+    members = [names[s] for s in range(game.num_players) if game.seat_side[s] == side]
+    return singular[:-1] if len(members) > 1 or _is_you(members[0]) else singular
+
+
 def lead_sentence(game, names) -> str:
-    """Who leads the freshly dealt hand."""
-    return f"Hand {game.hand_number + 1} is dealt; the lead is {names[game.leader]}'s."
+    """Who leads the freshly dealt hand: ``"Hand 2 is dealt; player_1 leads."``."""
+    name = names[game.leader]
+    return f"Hand {game.hand_number + 1} is dealt; {name} {'lead' if _is_you(name) else 'leads'}."
+
+
+def scores_text(game, names, sides=None) -> str:
+    """Labelled scores, e.g. ``"player_0 55, player_1 35"`` (``sides``: which, in which order)."""
+    sides = range(game.num_sides) if sides is None else sides
+    return ", ".join(f"{side_label(game, s, names)} {format_points(game.scores[s])}" for s in sides)
 
 
 def narrate_hand_end(game, names) -> list:
-    """Sentences for the end of a hand (and of the game, if it ended)."""
+    """Sentences for the end of a hand: how it ended, the pips left, who won it
+    and the bonus, the scores (and the game's end, if it ended)."""
     result = game.hand_result
     lines = []
     if result is not None:
         pips = ", ".join(f"{names[s]} {p}" for s, p in enumerate(result.seat_pips))
-        if result.kind == "domino":
-            who = names[game.events[-1][0]] if game.events else "?"
-            head = f"Hand {game.hand_number + 1} over: {who} played their last tile (domino)."
-        else:
-            head = f"Hand {game.hand_number + 1} blocked: nobody can play and the boneyard is empty."
-        lines.append(f"{head} Pips left: {pips}.")
-        gains = [f"{side_label(game, side, names)} {'+' if p > 0 else ''}{format_points(p)}"
-                 for side, p in enumerate(result.points) if p]
-        lines.append("Hand-end points: " + (", ".join(gains) if gains else "none (a tie)") + ".")
+        lines += [_hand_end_head(game, names), f"Pips left: {pips}.", _bonus_sentence(game, result, names),
+                  f"Scores after hand {game.hand_number + 1}: {scores_text(game, names)} (target {game.target:g})."]
     if game.game_over:
         lines.append(winner_sentence(game, names))
     return lines
 
 
+def _hand_end_head(game, names):
+    number = game.hand_number + 1
+    if game.hand_result.kind == "domino":
+        who = names[game.events[-1][0]] if game.events else "?"
+        return f"Hand {number} over by a domino: {who} played their last tile."
+    return f"Hand {number} blocked: nobody can play and the boneyard is empty."
+
+
+def _bonus_sentence(game, result, names):
+    """Who won the hand and what the hand's end scored (R21-R24, V4)."""
+    winner = result.winner
+    won = "" if winner is None else f"{side_label(game, winner, names)} {_verb(game, winner, names, 'wins')} the hand"
+    if any(p < 0 for p in result.points):  # V4 penalty: everybody pays its pips
+        paid = ", ".join(f"{side_label(game, s, names)} {format_points(p)}" for s, p in enumerate(result.points))
+        return (f"{won}; " if won else "") + f"each side pays its pips: {paid}."
+    if winner is not None:
+        bonus = result.points[winner]
+        return f"{won}: bonus +{format_points(bonus)}." if bonus else f"{won}: the bonus rounds to 0."
+    split = [s for s, p in enumerate(result.points) if p > 0]
+    if split:
+        who = " and ".join(side_label(game, s, names) for s in split)
+        return f"{who} tie for the fewest pips and split the bonus: +{format_points(result.points[split[0]])} each."
+    return "Tied for the fewest pips: nobody wins the hand, no bonus."
+
+
 def winner_sentence(game, names) -> str:
-    scores = "-".join(format_points(s) for s in game.scores)
+    """``"Game over: player_1 wins with 250; player_0 155."`` (the winner's score first)."""
+    others = [s for s in range(game.num_sides) if s not in game.winners]
+    rest = f"; {scores_text(game, names, others)}" if others else ""
+    score = format_points(game.scores[game.winners[0]])
     if len(game.winners) > 1:
-        return f"Game over: drawn between {' and '.join(side_label(game, s, names) for s in game.winners)} ({scores})."
+        drawn = " and ".join(side_label(game, s, names) for s in game.winners)
+        return f"Game over: drawn between {drawn} with {score} each{rest}."
     winner = game.winners[0]
-    return f"Game over: {side_label(game, winner, names)} win{'s' if _single(game, winner) else ''} ({scores})."
-
-
-def _single(game, side):
-    return sum(1 for s in range(game.num_players) if game.seat_side[s] == side) == 1
+    return f"Game over: {side_label(game, winner, names)} {_verb(game, winner, names, 'wins')} with {score}{rest}."

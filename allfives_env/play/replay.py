@@ -4,8 +4,8 @@ from rich.text import Text
 
 from ..rules.actions import DRAW
 from ..rules.record import read_records, replay
-from .narrate import format_points, last_turn_sentence, lead_sentence, narrate_hand_end
-from .prompt import QUIT, read_line, show_error
+from .narrate import last_turn_sentence, lead_sentence, narrate_hand_end, scores_text
+from .prompt import QUIT, QUIT_WORDS, read_line, show_error
 from .screen import STYLES, build_screen, print_lines
 
 REPLAY_HELP = "Enter or n: next step | b: back | h K: jump to hand K | e: end | q: quit"
@@ -59,26 +59,27 @@ def replay_session(record, stdin, console, echo=False):
     except ValueError as exc:
         show_error(console, f"Record check failed: {exc}")
         return 1
-    scores = "-".join(format_points(s) for s in positions[-1][1].scores)
-    console.print(f"Record check: {len(record['hands'])} hands replay to the recorded scores "
-                  f"hand by hand and to the final {scores}.", soft_wrap=True)
+    scores = scores_text(positions[-1][1], names)
+    print_lines(console, [f"Record check: {len(record['hands'])} hands replay to the recorded scores "
+                          f"hand by hand and to the final scores ({scores})."])
     hand_starts = [i for i, (k, _, _) in enumerate(positions) if i == 0 or positions[i - 1][0] != k]
     index = 0
-    while True:
-        _show_position(console, positions, index, hand_starts, names)
-        target = _ask_target(stdin, console, echo, index, len(positions), hand_starts)
-        if target == QUIT:
-            return 0
-        index = target
+    try:
+        while index != QUIT:
+            _show_position(console, positions, index, hand_starts, names)
+            index = _ask_target(stdin, console, echo, index, len(positions), hand_starts)
+    except KeyboardInterrupt:
+        console.print("")
+    return 0
 
 
 def _show_position(console, positions, index, hand_starts, names):
     hand, game, sentences = positions[index]
     console.rule(style="dim")
     title = (f"Replay - hand {hand + 1}/{len(hand_starts)}, step {index - hand_starts[hand]}"
-             f" (position {index + 1}/{len(positions)})")
-    print_lines(console, build_screen(game, names, None, sentences, (), title=title))
-    console.print(Text(REPLAY_HELP, style=STYLES["dim"]), soft_wrap=True)
+             f" (position {index + 1}/{len(positions)})" + (" - hand over" if game.hand_over else ""))
+    print_lines(console, build_screen(game, names, None, sentences, (), title=title, width=console.width))
+    print_lines(console, [Text(REPLAY_HELP, style=STYLES["dim"])])
 
 
 def _ask_target(stdin, console, echo, index, total, hand_starts):
@@ -99,15 +100,21 @@ def _replay_command(line, index, total, hand_starts):
     if not words or words[0] in ("n", "next"):
         return index + 1 if index < total - 1 else "Already at the end: b to go back, q to quit."
     cmd = words[0]
-    if cmd in ("q", "quit"):
+    if cmd in QUIT_WORDS:
         return QUIT
     if cmd in ("b", "back"):
         return index - 1 if index > 0 else "Already at the start: Enter to go forward, q to quit."
     if cmd in ("e", "end"):
         return total - 1
-    if cmd in ("h", "hand"):
-        if len(words) == 2 and words[1].isdigit() and 1 <= int(words[1]) <= len(hand_starts):
-            return hand_starts[int(words[1]) - 1]
-        return f"Give a hand number from 1 to {len(hand_starts)}, e.g. 'h 2'."
+    if cmd in ("h", "hand") or (cmd[0] == "h" and cmd[1:].isdigit()):
+        return _hand_start(words[1:] if cmd in ("h", "hand") else [cmd[1:]], hand_starts)
+    if cmd.isascii() and cmd.isdigit():
+        return f"To jump to hand {cmd}, type 'h {cmd}' (hands 1 to {len(hand_starts)})."
     return f"{line.strip()!r} is not a replay command; {REPLAY_HELP}."
 
+
+def _hand_start(args, hand_starts):
+    """The first position of the hand named by ``args``, or an error sentence."""
+    if len(args) == 1 and args[0].isascii() and args[0].isdigit() and 1 <= int(args[0]) <= len(hand_starts):
+        return hand_starts[int(args[0]) - 1]
+    return f"Give a hand number from 1 to {len(hand_starts)}, e.g. 'h {min(2, len(hand_starts))}'."

@@ -4,17 +4,19 @@ The layout as a cross around the spinner, the open ends and the count, hand
 sizes and the boneyard, the scores, what just happened, the viewer's hand and
 the numbered legal moves with what each would score. Output goes through a
 :class:`rich.console.Console` (:func:`make_console`): colours on a terminal,
-plain text otherwise.
+plain text otherwise; every line fits the console's width (:func:`print_lines`)
+and no tile is ever split across lines.
 """
 
 from rich.console import Console
 from rich.text import Text
 
-from ..env.render.text import layout_cross
+from ..env.render.text import ends_text, layout_arms, layout_cross
 from ..rules.actions import DRAW, PASS, SLOT_NAMES
 from ..rules.scoring import points_for_count
 from ..rules.tiles import mask_to_tiles, tile_name
 from .narrate import count_text, format_points, side_label
+from .wrap import fit_lines
 
 STYLES = {
     "tile": "bold", "spinner": "bold yellow", "end": "cyan", "dim": "dim", "you": "bold green",
@@ -24,15 +26,17 @@ STYLES = {
 
 def make_console(file=None, color=None, width=None):
     """A rich Console on ``file`` (default stdout): colours when it is a terminal
-    (``color=False`` turns them off, ``True`` forces them)."""
+    (``color=False`` turns them off, ``True`` forces them). ``width``: the
+    columns to fit (default: the terminal's; 200 for another ``file``)."""
+    width = width or (None if file is None else 200)
     if color is False:
-        return Console(file=file, color_system=None, no_color=True, highlight=False, width=width or 200)
-    return Console(file=file, force_terminal=True if color else None, highlight=False,
-                   width=width or (None if file is None else 200))
+        return Console(file=file, color_system=None, no_color=True, highlight=False, width=width)
+    return Console(file=file, force_terminal=True if color else None, highlight=False, width=width)
 
 
 def print_lines(console, lines):
-    for line in lines:
+    """Print str or Text ``lines``, each wrapped at spaces to the console's width."""
+    for line in fit_lines(lines, console.width):
         console.print(line, soft_wrap=True)
 
 
@@ -59,16 +63,18 @@ def styled(segments) -> Text:
     return text
 
 
-def build_screen(game, names, viewer=None, happened=(), moves=(), title=None) -> list:
+def build_screen(game, names, viewer=None, happened=(), moves=(), title=None, width=None) -> list:
     """The position as :class:`rich.text.Text` lines.
 
-    ``viewer``: the seat whose hand is shown (``None``: every hand, for
-    spectators); ``happened``: sentences to show under "What happened";
-    ``moves``: legal actions to list, numbered from 1."""
+    ``viewer``: the seat whose hand is shown (``None``, or a hand that is over:
+    every hand); ``happened``: sentences to show under "What happened";
+    ``moves``: legal actions to list, numbered from 1; ``width``: the columns
+    the layout must fit (a cross too wide is drawn one line per arm; the
+    other lines are wrapped by :func:`print_lines`)."""
     lines = [Text(title or f"All Fives - hand {game.hand_number + 1}", style=STYLES["title"])]
     lines.append(styled([("Scores: ", "")] + _score_segments(game, names)))
     lines.append(Text(""))
-    lines += [styled(line) for line in layout_cross(game)]
+    lines += [styled(line) for line in layout_rows(game, width)]
     lines.append(Text(""))
     lines.append(styled(_ends_segments(game)))
     sizes = ", ".join(f"{names[s]} {game.hand_size(s)}" for s in range(game.num_players))
@@ -77,7 +83,7 @@ def build_screen(game, names, viewer=None, happened=(), moves=(), title=None) ->
     if happened:
         lines.append(Text("What happened:"))
         lines += [Text(f"  {sentence}") for sentence in happened]
-    seats = range(game.num_players) if viewer is None else (viewer,)
+    seats = range(game.num_players) if viewer is None or game.hand_over else (viewer,)
     lines += [_hand_line(game, names, seat, viewer) for seat in seats]
     if moves:
         lines.append(Text("Your moves:"))
@@ -87,13 +93,23 @@ def build_screen(game, names, viewer=None, happened=(), moves=(), title=None) ->
     return lines
 
 
+def layout_rows(game, width=None):
+    """The layout as segment lines: the cross, or one line per arm when the
+    cross is wider than ``width``."""
+    cross = layout_cross(game)
+    if width is None or max(sum(len(chunk) for chunk, _ in line) for line in cross) <= width:
+        return cross
+    return layout_arms(game)
+
+
 def _hand_line(game, names, seat, viewer):
     label = "Your hand" if seat == viewer else f"{names[seat]} holds"
     text = styled([(f"{label}: ", "you" if seat == viewer else "")])
-    for i, tile in enumerate(mask_to_tiles(game.hands[seat])):
+    tiles = mask_to_tiles(game.hands[seat])
+    for i, tile in enumerate(tiles):
         style = "spinner" if tile == game.must_play and seat == game.to_move else "tile"
         text.append_text(styled([(" " if i else "", ""), (tile_name(tile), style)]))
-    return text
+    return text if tiles else text.append("no tiles", style=STYLES["dim"])
 
 
 def _score_segments(game, names):
@@ -107,8 +123,6 @@ def _score_segments(game, names):
 
 
 def _ends_segments(game):
-    ends = [f"{SLOT_NAMES[s]}={game.open_value[s]}" + ("x2" if game.weight[s] == 2 else "")
-            + (" (counts 0)" if game.weight[s] == 0 else "") for s in range(4) if game.open_value[s] >= 0]
     scoring = points_for_count(game.count, game.divisor) > 0
-    return [("Open ends: ", ""), (", ".join(ends) or "none", "end"), ("  Count: ", ""),
-            (str(game.count), "score" if scoring else "tile")]
+    return [("Count: ", ""), (str(game.count), "score" if scoring else "tile"), ("  Open ends: ", ""),
+            (ends_text(game), "end")]

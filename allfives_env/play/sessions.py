@@ -3,18 +3,22 @@
 import time
 
 from ..rules.record import write_records
+from ..rules.tiles import mask_to_tiles
 from .narrate import lead_sentence
-from .prompt import QUIT, ask_move
+from .prompt import QUIT, ask_move, wait_for_enter
 from .screen import build_screen, print_lines
 from .table import Table
+
+HAND_END_PAUSE = 4  # in ``watch``, a hand's end stays on screen this many delays
 
 
 def play_session(config, human_seat, agents, names, seed, stdin, console, deal=None, echo=False,
                  record_path=None, seat_specs=None):
     """A person at ``human_seat`` against ``agents`` (one per seat, ``None`` at
-    the person's seat). Reads moves from ``stdin``. Returns 0 when the game
-    ends or the person stops it (``q``, end of file or Ctrl-C): the score
-    sheet is printed either way."""
+    the person's seat). Reads moves from ``stdin``. After each hand the final
+    position and the hand's scoring are shown and the next deal waits for
+    Enter. Returns 0 when the game ends or the person stops it (``q``, end of
+    file or Ctrl-C): the score sheet is printed either way."""
     table = Table(config, agents, names, seed, deal, viewer=human_seat)
     game = table.game
     happened = [lead_sentence(game, names)]
@@ -22,22 +26,18 @@ def play_session(config, human_seat, agents, names, seed, stdin, console, deal=N
     try:
         while not game.game_over:
             if game.hand_over:
-                happened += table.next_hand()
-                continue
-            if game.to_move != human_seat:
+                if not _hand_end_pause(console, table, happened, stdin, echo):
+                    quit_early, happened = True, []
+                    break
+                happened = table.next_hand()
+            elif game.to_move != human_seat:
                 happened += table.step(table.agent_action())
-                continue
-            moves = list(game.legal_actions())
-            pending = table.pending_sentence()
-            console.rule(style="dim")
-            shown = happened + ([pending] if pending else [])
-            print_lines(console, build_screen(game, names, human_seat, shown, moves))
-            happened = []
-            action = ask_move(moves, stdin, console, echo)
-            if action == QUIT:
-                quit_early = True
-                break
-            happened += table.step(action)
+            else:
+                action = _ask_person(console, table, happened, stdin, echo)
+                if action == QUIT:
+                    quit_early, happened = True, []
+                    break
+                happened = table.step(action)
     except KeyboardInterrupt:
         quit_early = True
         console.print("")
@@ -46,10 +46,45 @@ def play_session(config, human_seat, agents, names, seed, stdin, console, deal=N
     return 0
 
 
+def _ask_person(console, table, happened, stdin, echo):
+    """Show the person's screen (what happened since their last move) and ask their move."""
+    game, seat = table.game, table.viewer
+    moves = list(game.legal_actions())
+    pending = table.pending_sentence()
+    console.rule(style="dim")
+    shown = happened + ([pending] if pending else [])
+    print_lines(console, build_screen(game, table.names, seat, shown, moves, width=console.width))
+    happened.clear()
+    return ask_move(moves, stdin, console, echo, hand=mask_to_tiles(game.hands[seat]))
+
+
+def _hand_end_pause(console, table, happened, stdin, echo):
+    """The ended hand's final position and scoring; ``False`` if the person quits instead of going on."""
+    game = table.game
+    console.rule(style="dim")
+    print_lines(console, build_screen(game, table.names, table.viewer, happened, (), title=_over_title(game),
+                                      width=console.width))
+    happened.clear()
+    return wait_for_enter(stdin, console, f"Press Enter to deal hand {game.hand_number + 2} (q to quit): ", echo)
+
+
+def _over_title(game):
+    return f"All Fives - hand {game.hand_number + 1} is over"
+
+
+def _screen_title(game):
+    """A watched screen's title: the default, or the hand's or the game's end."""
+    if game.game_over:
+        return "All Fives - final position"
+    return _over_title(game) if game.hand_over else None
+
+
 def watch_session(config, agents, names, seed, console, delay=0.0, record_path=None, seat_specs=None,
                   frame_sink=None, sleep=time.sleep):
-    """Agents play a whole game; a screen after every turn. ``frame_sink(game)``
-    (optional) is called after every step, e.g. to collect images."""
+    """Agents play a whole game; a screen after every turn, ``delay`` seconds
+    apart. A hand's end shows its final position and scoring and stays
+    :data:`HAND_END_PAUSE` times longer. ``frame_sink(game)`` (optional) is
+    called after every step, e.g. to collect images."""
     table = Table(config, agents, names, seed)
     game = table.game
     happened = [lead_sentence(game, names)]
@@ -68,7 +103,10 @@ def watch_session(config, agents, names, seed, console, delay=0.0, record_path=N
             if not sentences:
                 continue  # a draw inside a turn: shown with the turn
             happened += sentences
-            _show(console, build_screen(game, names, None, happened, ()), delay, sleep)
+            title = _screen_title(game)
+            pause = delay * (HAND_END_PAUSE if game.hand_over and not game.game_over else 1)
+            _show(console, build_screen(game, names, None, happened, (), title=title, width=console.width),
+                  pause, sleep)
             happened = []
     except KeyboardInterrupt:
         console.print("")
@@ -82,10 +120,11 @@ def _finish(console, table, names, happened, viewer, quit_early, show_position=T
     console.rule(style="dim")
     if show_position:
         title = "All Fives - final position" if game.game_over else "All Fives - game stopped"
-        print_lines(console, build_screen(game, names, viewer, happened, (), title=title))
+        print_lines(console, build_screen(game, names, viewer, happened, (), title=title, width=console.width))
     if quit_early and not game.game_over:
         console.print("You left the game; here is the score sheet so far.")
-    print_lines(console, table.sheet.lines(game, names, unfinished=None if game.game_over else game))
+    unfinished = None if game.game_over else game
+    print_lines(console, table.sheet.lines(game, names, unfinished=unfinished, width=console.width))
 
 
 def _write_record(path, table, seats):

@@ -7,13 +7,7 @@ from ..arena.tables import grid_lines
 from ..rules.actions import DRAW
 from ..rules.game import Game
 from ..rules.record import GameRecorder
-from .narrate import (
-    format_points,
-    last_turn_sentence,
-    lead_sentence,
-    narrate_hand_end,
-    side_label,
-)
+from .narrate import format_points, last_turn_sentence, lead_sentence, narrate_hand_end, side_label
 
 
 class ScoreSheet:
@@ -31,16 +25,36 @@ class ScoreSheet:
         gains = [game.scores[s] - game.hand_start_scores[s] for s in range(self.num_sides)]
         return (game.hand_number + 1, how, gains, list(game.scores))
 
-    def lines(self, game, names, unfinished=None):
-        """The sheet as text lines; ``unfinished`` (a game) adds its hand in progress."""
+    def lines(self, game, names, unfinished=None, width=None):
+        """The sheet as text lines; ``unfinished`` (a game) adds its hand in
+        progress. Wider than ``width``, the columns are headed A, B, ... with a
+        legend; wider still, one line per hand."""
         rows = list(self.rows)
         if unfinished is not None and not unfinished.hand_over:
             rows.append(self._row(unfinished, "in progress"))
-        table = [["hand", "ended by", *(side_label(game, s, names) for s in range(self.num_sides))]]
+        head = f"Score sheet, target {game.target:g} (each cell: the total, then that hand's points)"
+        sides = [side_label(game, s, names) for s in range(self.num_sides)]
+        table = self._grid(rows, sides)
+        if width is None or max(map(len, table)) <= width:
+            return [head, *table]
+        letters = [chr(ord("A") + s) for s in range(self.num_sides)]
+        legend = "Sides: " + "; ".join(f"{letter} = {side}" for letter, side in zip(letters, sides))
+        table = self._grid(rows, letters)
+        if max(map(len, table)) > width:
+            table = [f"hand {number}, {how}: " + ", ".join(f"{letter} {cell}" for letter, cell in zip(letters, cells))
+                     for number, how, cells in self._cells(rows)]
+        return [head, legend, *table]
+
+    @staticmethod
+    def _cells(rows):
         for number, how, gains, totals in rows:
-            table.append([str(number), how, *[f"{format_points(t)} ({'+' if g >= 0 else ''}{format_points(g)})"
-                                              for g, t in zip(gains, totals)]])
-        return [f"Score sheet (target {game.target:g}; each cell: total (points that hand))", *grid_lines(table)]
+            yield number, how, [f"{format_points(t)} ({'+' if g >= 0 else ''}{format_points(g)})"
+                                for g, t in zip(gains, totals)]
+
+    def _grid(self, rows, headings):
+        table = [["hand", "ended by", *headings]]
+        table += [[str(number), how, *cells] for number, how, cells in self._cells(rows)]
+        return grid_lines(table)
 
 
 class Table:

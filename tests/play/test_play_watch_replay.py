@@ -11,12 +11,7 @@ import pytest
 import allfives_env
 from allfives_env.arena import run_match
 from allfives_env.env.render.image import IMAGE_SIZE
-from allfives_env.play import (
-    load_record,
-    make_console,
-    replay_session,
-    watch_seat_specs,
-)
+from allfives_env.play import load_record, make_console, replay_session, watch_seat_specs
 from allfives_env.rules.config import RulesConfig
 
 

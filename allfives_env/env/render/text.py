@@ -1,6 +1,7 @@
 """Text pictures of a game: the layout around the spinner, open ends, count, scores."""
 
 from ...rules.actions import SLOT_NAMES
+from ...rules.game import CENTER
 from ...rules.tiles import TILE_HIGH, TILE_LOW, mask_to_tiles, tile_name
 
 
@@ -31,18 +32,21 @@ def layout_cross(game):
     Along every arm a tile is written with the half nearer the centre next to
     its neighbour: the W arm as ``[outer|inner]``, the E arm ``[inner|outer]``,
     the N arm top-down ``[outer|inner]``, the S arm top-down ``[inner|outer]``.
+    Each end is labelled with its open value, e.g. ``W(4) [4|0] [0|1] E(1)``
+    (:func:`end_label`). :func:`layout_arms` draws the same layout one line per
+    arm, for a screen too narrow for the cross.
     """
     if game.lead_tile < 0:
         return [[("(empty layout: the next play leads)", "dim")]]
     spinner = game.spinner_tile
-    row = [(f"W({_end(game, 0)}) ", "end")]
+    row = [(f"W({end_label(game, 0)}) ", "end")]
     for tile, inner, outer in reversed(arm_tiles(game, 0)):
         row += [_tile_segment(tile, outer, inner, spinner), (" ", "")]
     lead = game.lead_tile
     row.append(_tile_segment(lead, TILE_LOW[lead], TILE_HIGH[lead], spinner))
     for tile, inner, outer in arm_tiles(game, 1):
         row += [(" ", ""), _tile_segment(tile, inner, outer, spinner)]
-    row.append((f" ({_end(game, 1)})E", "end"))
+    row.append((f" E({end_label(game, 1)})", "end"))
     if not game.branches_open:
         return [row]
     column = _spinner_column(row)
@@ -76,10 +80,34 @@ def _centred(segments, column):
 
 
 def _branch_label(game, slot):
-    label = [(f"{SLOT_NAMES[slot]}({_end(game, slot)})", "end")]
+    label = [(f"{SLOT_NAMES[slot]}({end_label(game, slot)})", "end")]
     if not game.arm_length[slot]:
-        label = [(f"{SLOT_NAMES[slot]}({game.open_value[slot]})", "end"), (" not started, counts 0", "dim")]
+        label.append((" not started, counts 0", "dim"))
     return label
+
+
+def layout_arms(game):
+    """The layout one line per arm, each from the centre outward, as lines of
+    ``(text, style)`` segments (styles as in :func:`layout_cross`): a heading
+    naming the lead, then e.g. ``  W: [0|4] [4|4]  open 4x2``. Every tile is
+    written ``[inner|outer]``, so neighbours show their matching halves."""
+    if game.lead_tile < 0:
+        return [[("(empty layout: the next play leads)", "dim")]]
+    lead, spinner = game.lead_tile, game.spinner_tile
+    head = [("Layout arm by arm, from the lead ", ""), _tile_segment(lead, TILE_LOW[lead], TILE_HIGH[lead], spinner),
+            (" outward:", "")]
+    return [head, *[_arm_line(game, slot) for slot in range(4) if game.open_value[slot] >= 0]]
+
+
+def _arm_line(game, slot):
+    line = [(f"  {SLOT_NAMES[slot]}:", "end")]
+    for tile, inner, outer in arm_tiles(game, slot):
+        line += [(" ", ""), _tile_segment(tile, inner, outer, game.spinner_tile)]
+    if not game.arm_length[slot]:
+        where = " (from the spinner)" if slot >= 2 else ""
+        return line + [(f" not started{where}, open {end_label(game, slot)}", "dim"),
+                       (", counts 0" if slot >= 2 else "", "dim")]
+    return line + [(f"  open {end_label(game, slot)}", "end")]
 
 
 def layout_lines(game):
@@ -87,12 +115,31 @@ def layout_lines(game):
     return ["".join(text for text, _ in line).rstrip() for line in layout_cross(game)]
 
 
-def _end(game, slot):
+def lone_spinner(game) -> bool:
+    """The lead is a double with nothing attached yet (it counts once, R14)."""
+    return game.spinner_slot == CENTER and game.spinner_tile >= 0 and not any(game.arm_length)
+
+
+def end_label(game, slot) -> str:
+    """An open end's value as written on the layout: ``"4"``, ``"4x2"`` for a
+    double at the end (counted twice, R9/R14), ``"-"`` when the slot is not open.
+    A lone spinner's two ends are written plainly (it counts once)."""
     value = game.open_value[slot]
     if value < 0:
         return "-"
-    weight = game.weight[slot]
-    return f"{value}x2" if weight == 2 else (f"{value}" if weight else f"{value} (counts 0)")
+    return f"{value}x2" if game.weight[slot] == 2 and not lone_spinner(game) else str(value)
+
+
+def ends_text(game) -> str:
+    """The open ends in one phrase, e.g. ``"W=4, E=6x2, N=1 (counts 0)"``."""
+    ends = [f"{SLOT_NAMES[s]}={end_label(game, s)}" + (" (counts 0)" if _counts_nothing(game, s) else "")
+            for s in range(4) if game.open_value[s] >= 0]
+    note = " (the lone spinner counts once)" if lone_spinner(game) else ""
+    return (", ".join(ends) or "none") + note
+
+
+def _counts_nothing(game, slot):
+    return game.weight[slot] == 0 and not lone_spinner(game)
 
 
 def render_text(game, agent_names=None, show_seat=None):
@@ -107,7 +154,7 @@ def render_text(game, agent_names=None, show_seat=None):
     lines = [
         f"Hand {game.hand_number + 1} | count {game.count} | boneyard {game.boneyard_left} | {status}",
         *layout_lines(game),
-        "Open ends: " + ", ".join(f"{SLOT_NAMES[s]}={_end(game, s)}" for s in range(4) if game.open_value[s] >= 0),
+        "Open ends: " + ends_text(game),
         "Scores: " + " | ".join(_side_label(game, side, names) for side in range(game.num_sides)),
         "Hand sizes: " + ", ".join(f"{names[s]}={game.hand_size(s)}" for s in range(n)),
         f"{names[seat]} holds: " + " ".join(tile_name(t) for t in mask_to_tiles(game.hands[seat])),
