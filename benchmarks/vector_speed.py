@@ -27,9 +27,7 @@ import statistics
 import time
 
 import numpy as np
-from aec_speed import (
-    aec_decisions_per_second,  # the same AEC loop as benchmarks/aec_speed.py
-)
+from aec_speed import aec_decisions_per_second  # the same AEC loop as benchmarks/aec_speed.py
 
 
 def vector_run(venv, seconds, pick, actions, out):

@@ -19,7 +19,6 @@ import os
 import tempfile
 
 import numpy as np
-
 import torch
 
 from allfives_env.agents.ppo.policy_file import (

@@ -11,12 +11,7 @@ state (what ``training/`` writes as ``policy.pt`` at a run's end).
 import argparse
 import sys
 
-from allfives_env.agents.ppo.agent import (
-    CheckpointError,
-    build_policy,
-    policy_features,
-    read_checkpoint,
-)
+from allfives_env.agents.ppo.agent import CheckpointError, build_policy, policy_features, read_checkpoint
 from allfives_env.rules.config import RulesConfig
 
 from .checkpoint import export_policy

@@ -2,12 +2,7 @@
 
 import torch
 
-from allfives_env.agents.ppo.agent import (
-    CheckpointError,
-    build_policy,
-    policy_features,
-    read_checkpoint,
-)
+from allfives_env.agents.ppo.agent import CheckpointError, build_policy, policy_features, read_checkpoint
 from allfives_env.agents.ppo.features import extends
 
 

@@ -1,4 +1,4 @@
-"""The agent protocol and the spec registry that builds agents from strings.
+"""The agent protocol: what the arena, the envs and training need from a player.
 
 An agent is any object with two methods::
 

@@ -32,15 +32,7 @@ import numpy as np
 
 from ..rules.actions import DRAW
 from ..rules.scoring import points_for_count, round5
-from ..rules.tiles import (
-    SUIT_TILES,
-    TILE_HIGH,
-    TILE_IS_DOUBLE,
-    TILE_LOW,
-    TILE_PIPS,
-    heaviness,
-    mask_to_tiles,
-)
+from ..rules.tiles import SUIT_TILES, TILE_HIGH, TILE_IS_DOUBLE, TILE_LOW, TILE_PIPS, heaviness, mask_to_tiles
 from ..rules.view import public_layout, unseen_allowed
 from .base import BaseAgent
 

@@ -23,15 +23,7 @@ and ask the greedy agent) and with each other.
 import numpy as np
 from numba import njit
 
-from ..compiled.rules import (
-    clear_layout,
-    count_after,
-    layout_count,
-    place,
-    points_for_count,
-    popcount,
-    side_of,
-)
+from ..compiled.rules import clear_layout, count_after, layout_count, place, points_for_count, popcount, side_of
 from ..compiled.state import (
     COUNT,
     DRAW,

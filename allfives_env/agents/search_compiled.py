@@ -203,7 +203,7 @@ def _pick(mask, k, rng, slot):
 def deal_hidden(st, hands, b, seat, n, wst, whands, w, rng, slot, tiles, attempts, forbid):
     """Row ``w`` of ``wst``/``whands`` (already a copy of game ``b``): the hidden tiles redrawn as
     ``seat`` sees them. ``forbid[s]`` (a tile mask per seat; zeros for none) holds tiles seat ``s``
-    is inferred not to hold (:func:`~allfives_env.vector.inference.greedy_exclusions`), kept out of its hand
+    is inferred not to hold (:func:`~allfives_env.agents.inference.greedy_exclusions`), kept out of its hand
     like a lacking suit.
     ``tiles`` is scratch (28). Returns 0 (rejection sampling: exactly uniform over the consistent
     deals), 1 (the sequential fallback: consistent, near uniform) or 2 (neither found a deal in
@@ -444,7 +444,7 @@ class Searcher(SearchScratch):
 
     def values(self, st, hands, scores, b, cfg, fcfg, forbid=None):
         """``forbid``: tiles each seat is inferred not to hold
-        (:func:`~allfives_env.vector.inference.greedy_exclusions`); none by default."""
+        (:func:`~allfives_env.agents.inference.greedy_exclusions`); none by default."""
         n = search_values(st, hands, scores, b, cfg, fcfg, self.samples, self.win_value, self.prior_weight,
                           HEURISTIC_WEIGHTS, self.attempts, self.rng, 0, self.wst, self.whands, self.wscores,
                           self.wgains, self.legal, self.out, self.prior, self.tiles, self.replies, self.before,

@@ -2,14 +2,7 @@
 
 from numba import njit
 
-from .rules import (
-    bit_index,
-    count_after,
-    fitting_tiles,
-    points_for_count,
-    popcount,
-    side_of,
-)
+from .rules import bit_index, count_after, fitting_tiles, points_for_count, popcount, side_of
 from .state import (
     BONE_POS,
     BRANCHES_OPEN,

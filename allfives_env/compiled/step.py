@@ -9,16 +9,7 @@ Python calls; see :mod:`allfives_env.compiled.state` for the array layout.
 from numba import njit, prange
 
 from .encode import encode
-from .rules import (
-    apply_action,
-    deal_random,
-    forced_action,
-    is_legal,
-    new_game,
-    popcount,
-    side_of,
-    start_hand,
-)
+from .rules import apply_action, deal_random, forced_action, is_legal, new_game, popcount, side_of, start_hand
 from .state import (
     C_AUTO_FORCED,
     C_EPISODE,

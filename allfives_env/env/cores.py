@@ -30,25 +30,8 @@ Two cores, same games for the same seed (both deal through
 
 import numpy as np
 
-from ..compiled.aec import (
-    AEC_DEAL,
-    AEC_I_CFG,
-    AEC_I_OFF,
-    AEC_I_SIZE,
-    aec_deal,
-    aec_observe,
-    aec_step,
-)
-from ..compiled.state import (
-    GAME_OVER,
-    HAND_OVER,
-    LEAD_TILE,
-    NEXT_LEADER,
-    NUM_FIELDS,
-    TO_MOVE,
-    WINNERS,
-    kernel_config,
-)
+from ..compiled.aec import AEC_DEAL, AEC_I_CFG, AEC_I_OFF, AEC_I_SIZE, aec_deal, aec_observe, aec_step
+from ..compiled.state import GAME_OVER, HAND_OVER, LEAD_TILE, NEXT_LEADER, NUM_FIELDS, TO_MOVE, WINNERS, kernel_config
 from ..rules.actions import DRAW, NUM_ACTIONS, PASS
 from ..rules.game import Game, draw_deal
 from ..rules.tiles import mask_to_tiles

@@ -33,9 +33,7 @@ Self-play: map every agent to one module (``policy_mapping_fn=lambda *a, **k:
 import numpy as np
 import torch
 from gymnasium import spaces
-from ray.rllib.algorithms.ppo.torch.default_ppo_torch_rl_module import (
-    DefaultPPOTorchRLModule,
-)
+from ray.rllib.algorithms.ppo.torch.default_ppo_torch_rl_module import DefaultPPOTorchRLModule
 from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from ray.rllib.env.multi_agent_env import MultiAgentEnv

@@ -1,15 +1,6 @@
 """The All Fives rules engine (pure Python; imports neither PettingZoo nor torch)."""
 
-from .actions import (
-    DRAW,
-    NUM_ACTIONS,
-    PASS,
-    SLOT_NAMES,
-    action_name,
-    decode,
-    encode,
-    parse_action,
-)
+from .actions import DRAW, NUM_ACTIONS, PASS, SLOT_NAMES, action_name, decode, encode, parse_action
 from .config import RulesConfig
 from .game import Game, HandResult, draw_leader
 from .record import GameRecorder, read_records, replay, write_records

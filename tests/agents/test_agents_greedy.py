@@ -5,14 +5,7 @@ import pytest
 from support import deal_with
 
 import allfives_env
-from allfives_env.agents import (
-    GreedyAgent,
-    HeuristicAgent,
-    RandomAgent,
-    SearchAgent,
-    make_agent,
-    parse_spec,
-)
+from allfives_env.agents import GreedyAgent, HeuristicAgent, RandomAgent, SearchAgent, make_agent, parse_spec
 from allfives_env.agents.greedy import greedy_action, greedy_from_observations
 from allfives_env.agents.registry import register_agent
 from allfives_env.env.encoders import default_layout

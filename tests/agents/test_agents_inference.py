@@ -1,4 +1,4 @@
-"""Greedy exclusions (allfives_env/vector/inference.py): the batched tracker used in training equals the
+"""Greedy exclusions (allfives_env/agents/inference.py): the batched tracker used in training equals the
 replay of a view's events used at play time, and the features take them as the docs say."""
 
 import numpy as np

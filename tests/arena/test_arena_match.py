@@ -4,14 +4,7 @@ import json
 
 import pytest
 
-from allfives_env.arena import (
-    hand_deal,
-    rate_agents,
-    replay_record,
-    rotations,
-    run_match,
-    wilson_interval,
-)
+from allfives_env.arena import hand_deal, rate_agents, replay_record, rotations, run_match, wilson_interval
 from allfives_env.rules import RulesConfig, read_records
 
 

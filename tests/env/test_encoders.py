@@ -4,12 +4,7 @@ import numpy as np
 import pytest
 from support import random_states
 
-from allfives_env.env.encoders import (
-    EVENT_FEATURES,
-    DefaultEncoder,
-    HistoryEncoder,
-    default_layout,
-)
+from allfives_env.env.encoders import EVENT_FEATURES, DefaultEncoder, HistoryEncoder, default_layout
 from allfives_env.rules import DRAW, Game, RulesConfig, encode
 
 

@@ -6,13 +6,7 @@ import json
 import numpy as np
 import pytest
 
-from allfives_env.rules import (
-    GameRecorder,
-    RulesConfig,
-    read_records,
-    replay,
-    write_records,
-)
+from allfives_env.rules import GameRecorder, RulesConfig, read_records, replay, write_records
 from allfives_env.rules.game import Game
 
 # Written by the terminal's `watch --record` before the format had its own module: old records must still load.

@@ -5,14 +5,7 @@ import glob
 import pytest
 
 from training.cli import main
-from training.config import (
-    ConfigError,
-    TrainConfig,
-    field_docs,
-    load_config,
-    make_config,
-    parse_override,
-)
+from training.config import ConfigError, TrainConfig, field_docs, load_config, make_config, parse_override
 
 
 def test_every_field_is_documented():

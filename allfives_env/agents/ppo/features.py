@@ -125,7 +125,7 @@ class PolicyInput:
     def __call__(self, obs: np.ndarray, mask: np.ndarray, out: np.ndarray = None, exclusions=None) -> np.ndarray:
         """``obs`` (B, obs_dim) float32 and ``mask`` (B, 114) -> the input (a view of ``obs`` when no features).
         ``exclusions`` (B, 4) int64, optional: per relative seat, tiles it is inferred not to hold
-        (:func:`allfives_env.vector.inference.greedy_exclusions`), left out of the next seats' possible tiles."""
+        (:func:`allfives_env.agents.inference.greedy_exclusions`), left out of the next seats' possible tiles."""
         if self.extra == 0:
             return obs
         if out is None:
