@@ -5,12 +5,17 @@ Each subcommand is a pair of functions registered in :data:`SUBCOMMANDS`:
 runs it. To add one (``train``, ``play``, ``watch``, ``replay``...), write the
 pair and add an entry; :func:`main` does the rest. Errors the user can fix
 (a bad spec, a missing file, a bad player count) raise ``ValueError`` /
-``FileNotFoundError`` and end as one line ``allfives <cmd>: error: ...`` with
-exit status 2, no traceback.
+``OSError`` and end as one line ``allfives <cmd>: error: ...`` with exit
+status 2, no traceback; a flag's wrong value is refused by its argparse type
+with the values allowed. Output paths (``--json``, ``--records``,
+``--record``, ``record --out``) are checked before the work that fills them.
 """
 
 import argparse
+import glob
 import json
+import math
+import os
 import sys
 
 from .rules.config import RulesConfig
@@ -26,32 +31,142 @@ class _Parser(argparse.ArgumentParser):
         sys.exit(USAGE_ERROR)
 
 
+MAX_GAMES = 1_000_000
+MAX_WORKERS = 256
+MAX_TARGET = 10_000
+MAX_DELAY = 60.0
+#: GIF frame durations are whole hundredths of a second, at most 655.35 s
+MIN_FRAME_SECONDS, MAX_FRAME_SECONDS = 0.01, 600.0
+DEFAULT_TARGETS_TEXT = "the R3 target: 250 with 2 players, 200 with 3 or 4"
+
+
+def _whole(text, allowed):
+    """``text`` as an int, or an argparse error saying what is allowed (``'1.5'``, ``'abc'``)."""
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number; allowed: {allowed}") from None
+
+
+def _number(text, allowed):
+    """``text`` as a finite float, or an argparse error saying what is allowed."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number; allowed: {allowed}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{text} is not allowed; allowed: {allowed}")
+    return value
+
+
 def _players(text):
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number; allowed player counts: 2, 3, 4") from None
+    allowed = "2, 3 or 4 players"
+    n = _whole(text, allowed)
     if n not in (2, 3, 4):
-        raise argparse.ArgumentTypeError(f"{n} players is not allowed; All Fives is played by 2, 3 or 4 players")
+        raise argparse.ArgumentTypeError(f"{n} players is not allowed; All Fives is played by {allowed}")
     return n
 
 
-def _positive(text):
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"{n} is not allowed; give a positive whole number")
-    return n
+def _whole_in(low, high, allowed):
+    """An argparse type: a whole number ``low..high`` (``high`` None: no upper end)."""
+
+    def parse(text):
+        n = _whole(text, allowed)
+        if n < low or (high is not None and n > high):
+            raise argparse.ArgumentTypeError(f"{n} is not allowed; allowed: {allowed}")
+        return n
+
+    return parse
+
+
+_positive = _whole_in(1, None, "a positive whole number")
+_games = _whole_in(1, MAX_GAMES, f"a positive whole number of games up to {MAX_GAMES:,}")
+_workers = _whole_in(1, MAX_WORKERS, f"a positive whole number of worker processes up to {MAX_WORKERS}")
+_seed_value = _whole_in(0, None, "a whole number >= 0")
+# the upper end depends on --players: checked with it
+_seat = _whole_in(0, None, "a seat 0..players-1 (0..1 with 2 players, 0..2 with 3, 0..3 with 4)")
+
+
+def _target(text):
+    allowed = f"a positive number of points up to {MAX_TARGET:,} (default: {DEFAULT_TARGETS_TEXT})"
+    value = _number(text, allowed)
+    if not 0 < value <= MAX_TARGET:
+        raise argparse.ArgumentTypeError(f"{text} is not allowed; allowed: {allowed}")
+    return value
+
+
+def _delay(text):
+    allowed = f"seconds from 0 to {MAX_DELAY:g}"
+    value = _number(text, allowed)
+    if not 0 <= value <= MAX_DELAY:
+        raise argparse.ArgumentTypeError(f"{text} is not allowed; allowed: {allowed}")
+    return value
+
+
+def _frame_seconds(text):
+    allowed = f"seconds from {MIN_FRAME_SECONDS:g} to {MAX_FRAME_SECONDS:g}"
+    value = _number(text, allowed)
+    if not MIN_FRAME_SECONDS <= value <= MAX_FRAME_SECONDS:
+        raise argparse.ArgumentTypeError(f"{text} is not allowed; allowed: {allowed}")
+    return value
+
+
+# ------------------------------------------------------------------ output paths
+def _check_outputs(args, *options):
+    """Check every output file option of ``args`` (``"json"``, ``"records"``, ``"record"``) before
+    any work starts; two options naming one file are refused (one would overwrite the other)."""
+    from .arena.outputs import check_output_file
+
+    given = {}
+    for name in options:
+        path = getattr(args, name, None)
+        if path is None:
+            continue
+        flag = f"--{name}"
+        check_output_file(path, flag, "games.jsonl" if name.startswith("record") else "results.json")
+        key = os.path.realpath(path)
+        if key in given:
+            raise ValueError(f"{given[key]} and {flag} name the same file {path}; give each its own file")
+        given[key] = flag
+
+
+def _record_target(out):
+    """``(kind, path)`` for ``record --out``: ``"gif"`` for a name ending in ``.gif``, ``"frames"``
+    for a folder of numbered PNG frames (a name ending in ``/``, a name without an extension or an
+    existing folder); any other name is refused, as is a place that cannot be written."""
+    from .arena.outputs import check_output_file, check_output_folder
+
+    forms = ("allowed: --out NAME.gif for an animated GIF, or --out FOLDER/ (or a name without an "
+             "extension) for a folder of numbered PNG frames")
+    where = f"--out {out}"
+    if not out:
+        raise ValueError(f"--out {out!r} is not a path; {forms}")
+    if out.lower().endswith(".gif"):
+        return "gif", check_output_file(out, "--out", "game.gif")
+    folder = out.rstrip("/" + os.sep) or out
+    is_folder = out.endswith(("/", os.sep)) or not os.path.splitext(os.path.basename(folder))[1]
+    if os.path.isdir(folder):
+        check_output_folder(folder, where)
+        if glob.glob(os.path.join(glob.escape(folder), "frame_*.png")):
+            raise ValueError(f"{where}: folder {folder} already holds frame_*.png files (they would be mixed "
+                             f"with the new ones); give a new or empty folder")
+        return "frames", folder
+    if not is_folder:
+        raise ValueError(f"{where}: a {os.path.splitext(folder)[1]!r} name is neither a GIF nor a folder of frames; {forms}")
+    if os.path.exists(folder):
+        raise ValueError(f"{where}: {folder} is an existing file, not a folder; {forms}")
+    check_output_folder(os.path.dirname(folder) or ".", where)
+    return "frames", folder
 
 
 def _add_match_options(p):
     p.add_argument("--players", type=_players, default=2, help="2, 3 or 4 (4 = two partnerships)")
-    p.add_argument("--games", type=_positive, default=100, help="games to the target (rounded up to whole rotations)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the deals and of every agent")
-    p.add_argument("--workers", type=_positive, default=1, help="worker processes")
-    p.add_argument("--target", type=float, default=None, help="points to win (default: the R3 target)")
+    p.add_argument("--games", type=_games, default=100,
+                   help=f"games to the target, 1..{MAX_GAMES:,} (rounded up to whole rotations)")
+    p.add_argument("--seed", type=_seed_value, default=0, help="seed of the deals and of every agent (>= 0)")
+    p.add_argument("--workers", type=_workers, default=1, help=f"worker processes, 1..{MAX_WORKERS}")
+    p.add_argument("--target", type=_target, default=None,
+                   help=f"points to win, up to {MAX_TARGET:,} (default: the R3 target)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
@@ -69,6 +184,9 @@ def run_eval(args) -> int:
     from .arena import format_table, run_match
 
     if args.rating:
+        if args.records is not None:
+            raise ValueError("--records is not written with --rating (a round robin keeps no game records); "
+                             "drop --records, or run eval without --rating")
         return run_rate(args)
     config = _config(args)
     if len(args.agents) != config.num_sides:
@@ -76,6 +194,7 @@ def run_eval(args) -> int:
             f"{len(args.agents)} agent specs for {config.num_players} players; give exactly {config.num_sides} "
             f"({'one per partnership' if config.num_players == 4 else 'one per player'})"
         )
+    _check_outputs(args, "json", "records")
     match = run_match(config, args.agents, args.games, seed=args.seed, workers=args.workers,
                       progress=not args.no_progress and sys.stderr.isatty(), records_path=args.records)
     print(format_table(match))
@@ -96,6 +215,8 @@ def run_rate(args) -> int:
     from .arena import format_ratings, rate_agents
 
     config = _config(args)
+    _agents_for(args.agents)  # every spec, before the first of the round robin's matches
+    _check_outputs(args, "json")
     rating = rate_agents(config, args.agents, args.games, seed=args.seed, workers=args.workers,
                          progress=not args.no_progress and sys.stderr.isatty())
     print(format_ratings(rating))
@@ -112,8 +233,10 @@ def _config(args):
 # ------------------------------------------------------------------ play / watch / replay / record
 def _add_table_options(p):
     p.add_argument("--players", type=_players, default=2, help="2, 3 or 4 (4 = two partnerships)")
-    p.add_argument("--seed", type=int, default=None, help="seed of the deals and agents (default: fresh each run)")
-    p.add_argument("--target", type=float, default=None, help="points to win (default: the R3 target)")
+    p.add_argument("--seed", type=_seed_value, default=None,
+                   help="seed of the deals and agents, >= 0 (default: fresh each run)")
+    p.add_argument("--target", type=_target, default=None,
+                   help=f"points to win, up to {MAX_TARGET:,} (default: the R3 target)")
     p.add_argument("--no-color", action="store_true", help="plain text, no colours")
 
 
@@ -136,7 +259,7 @@ def _names_for(specs, human_seat=None):
 def add_play(p):
     p.add_argument("--agents", nargs="+", default=["heuristic"], metavar="SPEC",
                    help="your opponents: one spec for all, or one per opponent seat in seat order (default heuristic)")
-    p.add_argument("--seat", type=int, default=0, help="your seat (default 0); play goes 0, 1, 2, ...")
+    p.add_argument("--seat", type=_seat, default=0, help="your seat (default 0); play goes 0, 1, 2, ...")
     p.add_argument("--partner", metavar="SPEC", help="4 players: your partner's spec (default: the first of --agents)")
     p.add_argument("--record", metavar="PATH.jsonl", help="write the game as a replayable record")
     _add_table_options(p)
@@ -147,6 +270,7 @@ def run_play(args) -> int:
 
     specs = play_seat_specs(args.players, args.seat, args.agents, args.partner)
     agents = _agents_for(specs)
+    _check_outputs(args, "record")
     console = make_console(color=False if args.no_color else None)
     seats = ["human" if s is None else s for s in specs]
     return play_session(_config(args), args.seat, agents, _names_for(specs, args.seat), _seed(args), sys.stdin,
@@ -156,8 +280,8 @@ def run_play(args) -> int:
 def add_watch(p):
     p.add_argument("--agents", nargs="+", required=True, metavar="SPEC",
                    help="one spec per side (as for eval; with 4 players one per partnership) or one per seat")
-    p.add_argument("--delay", type=float, default=None,
-                   help="seconds between screens (default 0.8 on a terminal, 0 otherwise)")
+    p.add_argument("--delay", type=_delay, default=None,
+                   help=f"seconds between screens, 0..{MAX_DELAY:g} (default 0.8 on a terminal, 0 otherwise)")
     p.add_argument("--record", metavar="PATH.jsonl", help="write the game as a replayable record")
     _add_table_options(p)
 
@@ -166,11 +290,11 @@ def run_watch(args) -> int:
     from .play import make_console, watch_seat_specs, watch_session
 
     specs = watch_seat_specs(args.players, args.agents)
+    agents = _agents_for(specs)
+    _check_outputs(args, "record")
     console = make_console(color=False if args.no_color else None)
     delay = args.delay if args.delay is not None else (0.8 if console.is_terminal else 0.0)
-    if delay < 0:
-        raise ValueError(f"--delay {delay} is negative; give seconds >= 0")
-    return watch_session(_config(args), _agents_for(specs), _names_for(specs), _seed(args), console, delay=delay,
+    return watch_session(_config(args), agents, _names_for(specs), _seed(args), console, delay=delay,
                          record_path=args.record, seat_specs=specs)
 
 
@@ -191,11 +315,14 @@ def run_replay(args) -> int:
 def add_record(p):
     p.add_argument("--agents", nargs="+", required=True, metavar="SPEC", help="as for watch")
     p.add_argument("--out", required=True, metavar="PATH",
-                   help="game.gif for an animated GIF; any other path is a folder of PNG frames (for a video)")
-    p.add_argument("--frame-seconds", type=float, default=0.6, help="seconds per GIF frame (default 0.6)")
+                   help="NAME.gif for an animated GIF; FOLDER/ (or a name without an extension) for a folder "
+                        "of numbered PNG frames (for a video)")
+    p.add_argument("--frame-seconds", type=_frame_seconds, default=0.6,
+                   help=f"seconds per GIF frame, {MIN_FRAME_SECONDS:g}..{MAX_FRAME_SECONDS:g} (default 0.6)")
     p.add_argument("--players", type=_players, default=2, help="2, 3 or 4 (4 = two partnerships)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the deals and agents")
-    p.add_argument("--target", type=float, default=None, help="points to win (default: the R3 target)")
+    p.add_argument("--seed", type=_seed_value, default=0, help="seed of the deals and agents (>= 0)")
+    p.add_argument("--target", type=_target, default=None,
+                   help=f"points to win, up to {MAX_TARGET:,} (default: the R3 target)")
 
 
 def run_record(args) -> int:
@@ -206,12 +333,14 @@ def run_record(args) -> int:
 
     specs = watch_seat_specs(args.players, args.agents)
     names = _names_for(specs)
+    config, agents = _config(args), _agents_for(specs)
+    kind, out = _record_target(args.out)
     frames = []
-    watch_session(_config(args), _agents_for(specs), names, args.seed, make_console(io.StringIO(), color=False),
+    watch_session(config, agents, names, args.seed, make_console(io.StringIO(), color=False),
                   frame_sink=lambda game: frames.append(render_rgb(game, names)))
-    written = save_animation(frames, args.out, args.frame_seconds)
+    save_animation(frames, out, args.frame_seconds)
     print(f"{len(frames)} frames of {frames[0].shape[1]}x{frames[0].shape[0]} written to "
-          f"{args.out if len(written) == 1 else args.out + '/frame_*.png'}")
+          f"{out if kind == 'gif' else os.path.join(out, 'frame_*.png')}")
     return 0
 
 
@@ -226,6 +355,7 @@ SUBCOMMANDS = {
 }
 #: Entry points that add subcommands (the trainer registers ``train``): each gives ``(add options, run, help)``.
 PLUGIN_GROUP = "allfives_env.commands"
+DISTRIBUTION = "allfives-env"
 
 
 def plugin_commands() -> dict:
@@ -235,8 +365,21 @@ def plugin_commands() -> dict:
     return {ep.name: ep.load()() for ep in entry_points(group=PLUGIN_GROUP)}
 
 
+def version_text() -> str:
+    """``"allfives-env X.Y.Z"``: the installed distribution's version (the package's own when not installed)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return f"{DISTRIBUTION} {version(DISTRIBUTION)}"
+    except PackageNotFoundError:
+        from . import __version__
+
+        return f"{DISTRIBUTION} {__version__} (not installed)"
+
+
 def build_parser():
     parser = _Parser(prog="allfives", description="All Fives dominoes: environment, agents and arena")
+    parser.add_argument("--version", action="version", version=version_text())
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     for name, (add, run, help_text) in {**SUBCOMMANDS, **plugin_commands()}.items():
@@ -251,8 +394,12 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     try:
         return args._run(args)
-    except (ValueError, FileNotFoundError) as exc:
+    except ValueError as exc:
         sys.stderr.write(f"{args._prog}: error: {exc}\n")
+        return USAGE_ERROR
+    except OSError as exc:  # a file that cannot be read or written: its name and why, on one line
+        where = f"{exc.filename}: " if exc.filename else ""
+        sys.stderr.write(f"{args._prog}: error: {where}{exc.strerror or exc}\n")
         return USAGE_ERROR
     except KeyboardInterrupt:
         sys.stderr.write(f"{args._prog}: interrupted\n")

@@ -11,6 +11,7 @@ from ..agents.registry import make_agent
 from ..rules.config import RulesConfig
 from ..rules.record import write_records
 from .game import play_game
+from .outputs import check_output_file
 from .schedule import agent_seeds, deal_seed, num_deals, rotations, seat_agents
 from .stats import GameResult, MatchResult
 
@@ -24,6 +25,8 @@ def run_match(config: RulesConfig, specs, games: int, seed: int = 0, workers: in
     ``records_path``: write every game's record there (JSONL, see
     :mod:`allfives_env.rules.record`)."""
     _check_match(config, specs, games)
+    if records_path is not None:
+        check_output_file(records_path, "records_path", "games.jsonl")  # before the games, not after them
     record = records_path is not None
     tasks = [(config.to_dict(), list(specs), seed, d, record) for d in range(num_deals(games, config.num_sides))]
     result = MatchResult(config, list(specs), seed)

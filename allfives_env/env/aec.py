@@ -44,6 +44,8 @@ Rewards follow PettingZoo: ``env.rewards`` is what the last step gave each
 agent, and ``last()`` returns what the agent gained since it last acted.
 """
 
+from collections.abc import Mapping
+
 import gymnasium
 import numpy as np
 from gymnasium import spaces
@@ -53,8 +55,8 @@ from pettingzoo.utils import wrappers
 from ..rules.actions import NUM_ACTIONS, action_name, check_action_id
 from ..rules.config import RulesConfig
 from .cores import BACKENDS, make_core
-from .encoders import make_encoder
-from .options import ENV_OPTIONS, EnvOptions, check_choice
+from .encoders import ENCODERS, make_encoder
+from .options import ENV_OPTIONS, EnvOptions, check_choice, check_rule_numbers, check_seed
 from .render.text import render_text
 
 RESET_OPTIONS = ("hands", "boneyard", "leader", "scores")
@@ -62,6 +64,17 @@ RESET_OPTIONS = ("hands", "boneyard", "leader", "scores")
 
 class IllegalActionError(ValueError):
     """An action that is out of range or not legal for the agent to move."""
+
+
+class ResetNeededError(RuntimeError, AssertionError):
+    """A call that needs a reset first: ``step`` / ``last`` before the first ``reset``.
+
+    Also an ``AssertionError``, which is what PettingZoo's own order-enforcing
+    wrapper raises for a step before reset."""
+
+
+NO_AGENTS = ("the episode is over and every agent has stepped None, so there is no agent to report "
+             "(each got its final values from last() before its step(None)); call reset() first")
 
 
 def env(num_players=2, render_mode=None, **options):
@@ -108,8 +121,7 @@ class OrderEnforcing(wrappers.OrderEnforcingWrapper):
     def step(self, action):
         # PettingZoo's wrapper step, flattened (its super() chain costs a call per level)
         if not self._has_reset:
-            super().step(action)  # raises PettingZoo's "step before reset" error
-            return
+            raise ResetNeededError("step() before reset(); call reset() first")
         if not self.env.agents:
             raise IllegalActionError("the episode is over and every agent is done; call reset() first")
         self._has_updated = True
@@ -139,8 +151,11 @@ class raw_env(AECEnv):
             raise ValueError(f"unknown option(s) {unknown}; allowed: {allowed}")
         options = EnvOptions(episode=episode, reward=reward, auto_forced=auto_forced)
         check_choice("backend", backend, BACKENDS)
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+        if render_mode is not None and (not isinstance(render_mode, str)
+                                        or render_mode not in self.metadata["render_modes"]):
             raise ValueError(f"render_mode={render_mode!r} is not allowed; allowed: None, {', '.join(map(repr, self.metadata['render_modes']))}")
+        _check_encoder(encoder)
+        check_rule_numbers(rule_options)
         self.config = RulesConfig(num_players=num_players, **rule_options)
         self.render_mode = render_mode
         self.episode = episode
@@ -150,6 +165,8 @@ class raw_env(AECEnv):
         self.core = make_core(backend, self.config, self.encoder, episode, self.auto_forced)
         self.backend = self.core.name
         self._rng = np.random.default_rng()
+        self.agents = []  # until reset (step and last tell a missing reset from an ended episode)
+        self._has_started = False
 
         n = self.config.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
@@ -173,14 +190,20 @@ class raw_env(AECEnv):
         return self.core.game
 
     def observation_space(self, agent):
-        return self.observation_spaces[agent]
+        return self.observation_spaces[self._known(agent)]
 
     def action_space(self, agent):
-        return self.action_spaces[agent]
+        return self.action_spaces[self._known(agent)]
+
+    def _known(self, agent):
+        """``agent`` if it is one of ``possible_agents``, else a ``ValueError`` listing them."""
+        if isinstance(agent, str) and agent in self.agent_name_mapping:
+            return agent
+        raise ValueError(f"agent {agent!r} is not in this game; allowed: {self.possible_agents}")
 
     # ------------------------------------------------------------------ reset
     def reset(self, seed=None, options=None):
-        rng = self._rng if seed is None else np.random.default_rng(seed)
+        rng = self._rng if check_seed(seed) is None else np.random.default_rng(seed)
         position = _check_reset_options(options)
         gains = self.core.start(rng, position)  # raises on a bad position before changing anything
         self._rng = rng
@@ -192,12 +215,24 @@ class raw_env(AECEnv):
         scores = self.core.scores
         self.infos = {a: {"action_mask": self._masks[i], "scores": scores} for i, a in enumerate(self.agents)}
         self._rewards_paid = False
+        self._has_started = True
         self._set_rewards(gains)
         self._after_transition()
+
+    def last(self, observe=True):
+        """PettingZoo's ``last()``; once every agent has stepped ``None`` (``agents`` is empty) it
+        raises ``RuntimeError`` saying so (PettingZoo's own envs fail with a ``KeyError`` there)."""
+        if not self.agents:
+            if not self._has_started:
+                raise ResetNeededError("last() before reset(); call reset() first")
+            raise RuntimeError(f"last(): {NO_AGENTS}")
+        return super().last(observe)
 
     # ------------------------------------------------------------------- step
     def step(self, action):
         if not self.agents:
+            if not self._has_started:
+                raise ResetNeededError("step() before reset(); call reset() first")
             raise IllegalActionError("the episode is over and every agent is done; call reset() first")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
@@ -219,6 +254,8 @@ class raw_env(AECEnv):
     def _check_legal(self, agent, action):
         if action is None:
             raise IllegalActionError(f"{agent} is to move; step(None) is only for agents that are done")
+        if isinstance(action, (str, bytes, bool, np.bool_)):  # int("3") and int(True) would pass
+            raise IllegalActionError(f"action {action!r} is not an integer; allowed: integers 0..{NUM_ACTIONS - 1}")
         try:
             action = check_action_id(action)
         except ValueError as err:
@@ -286,7 +323,10 @@ class raw_env(AECEnv):
 
     # ---------------------------------------------------------------- observe
     def observe(self, agent):
-        seat = self.agent_name_mapping[agent]
+        try:
+            seat = self.agent_name_mapping[agent]
+        except (KeyError, TypeError):
+            raise ValueError(f"agent {agent!r} is not in this game; allowed: {self.possible_agents}") from None
         return {
             "observation": self.core.observe(seat),
             "action_mask": self._masks[seat].copy(),
@@ -336,9 +376,21 @@ class raw_env(AECEnv):
         pass
 
 
+def _check_encoder(encoder):
+    """An encoder name (checked by ``make_encoder``), class or object with ``encode`` and ``size``."""
+    if isinstance(encoder, str) or (isinstance(encoder, type) and hasattr(encoder, "encode")) \
+            or (hasattr(encoder, "encode") and hasattr(encoder, "size")):
+        return
+    raise ValueError(f"encoder={encoder!r} is not allowed; allowed: {sorted(ENCODERS)}, an encoder class, "
+                     "or an object with .encode and .size")
+
+
 def _check_reset_options(options):
     """The position options of ``reset``. Unknown keys only warn: PettingZoo's
     api_test passes arbitrary reset options and expects them to be accepted."""
+    if options is not None and not isinstance(options, Mapping):
+        raise ValueError(f"options={options!r} is not allowed; allowed: None or a dict with any of "
+                         f"{list(RESET_OPTIONS)}")
     options = dict(options or {})
     unknown = sorted(set(options) - set(RESET_OPTIONS))
     if unknown:

@@ -1,6 +1,8 @@
 """The environment options shared by the AEC env and the batched env, validated once."""
 
+import math
 from dataclasses import dataclass
+from numbers import Integral, Real
 
 import numpy as np
 
@@ -23,6 +25,33 @@ def check_bool(name, value) -> bool:
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
     raise ValueError(f"{name}={value!r} is not allowed; allowed: True or False")
+
+
+def check_number(name, value) -> float:
+    """A real, finite number (Python or NumPy) as a float; ``True``, ``"1"`` and ``nan`` are refused."""
+    if isinstance(value, Real) and not isinstance(value, (bool, np.bool_)) and math.isfinite(value):
+        return float(value)
+    raise ValueError(f"{name}={value!r} is not allowed; allowed: a finite number")
+
+
+def check_seed(seed):
+    """``seed`` if it is ``None`` or a non-negative integer (Python or NumPy, not a bool), else a
+    ``ValueError``: NumPy would take ``True`` as 1 and answer ``"abc"`` with its own ``SeedSequence`` message."""
+    if seed is None or (isinstance(seed, Integral) and not isinstance(seed, (bool, np.bool_)) and seed >= 0):
+        return seed
+    raise ValueError(f"seed={seed!r} is not allowed; allowed: None or a non-negative integer")
+
+
+def check_rule_numbers(options) -> None:
+    """The numeric rule options that :class:`~allfives_env.rules.RulesConfig` lets through but the
+    engine cannot play: an infinite ``target`` (a game that never ends) and a non-integer ``divisor``."""
+    target = options.get("target")
+    if isinstance(target, float) and not math.isfinite(target):
+        raise ValueError(f"target={target!r} is not allowed; allowed: a positive, finite number of points, "
+                         "or None for the R3 default")
+    divisor = options.get("divisor")
+    if divisor is not None and not (isinstance(divisor, Integral) and not isinstance(divisor, (bool, np.bool_))):
+        raise ValueError(f"divisor={divisor!r} is not allowed; allowed: the integer 5 (All Fives) or 3 (All Threes)")
 
 
 @dataclass(frozen=True)

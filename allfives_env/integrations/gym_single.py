@@ -54,6 +54,7 @@ from ..agents.base import BaseAgent
 from ..agents.registry import make_agent
 from ..env.aec import IllegalActionError, raw_env
 from ..env.encoders import make_encoder
+from ..env.options import check_choice, check_number, check_seed
 from ..rules.actions import NUM_ACTIONS
 from ..rules.view import player_view
 
@@ -77,17 +78,18 @@ class SingleAgentAllFives(gymnasium.Env):
             order starting after the learner's seat (relative seats 1, 2, ...;
             with ``control="side"`` and 4 players: the two opponents).
         control: ``"seat"`` (the learner plays one seat; a 4-player partner is
-            an opponent-list entry) or ``"side"`` (the learner plays every seat
-            of its side; same as ``"seat"`` with 2 or 3 players).
+            an opponent-list entry) or ``"side"`` (4 players only: the learner
+            plays both seats of its partnership; with 2 or 3 players every side
+            is one seat, so ``"side"`` is refused).
         obs: ``"dict"`` or ``"flat"``.
         illegal_action: ``"penalize"`` or ``"raise"`` (see the module docstring).
         illegal_reward: the reward for a penalized illegal action.
-        render_mode: ``None``, ``"ansi"`` or ``"human"``.
+        render_mode: ``None``, ``"ansi"``, ``"human"`` or ``"rgb_array"``.
         **options: the AEC environment's options (``episode``, ``reward``,
             ``encoder``, ``auto_forced`` and the rule variants).
     """
 
-    metadata = {"render_modes": ["human", "ansi"]}
+    metadata = {"render_modes": ["human", "ansi", "rgb_array"]}
 
     def __init__(self, num_players=2, learner="random", opponents="random", control="seat", obs="dict",
                  illegal_action="penalize", illegal_reward=-1.0, render_mode=None, **options):
@@ -96,14 +98,14 @@ class SingleAgentAllFives(gymnasium.Env):
         self.config = self.aec.config
         self.render_mode = render_mode
         n = self.config.num_players
-        if control not in CONTROL_MODES:
-            raise ValueError(f"control={control!r} is not allowed; allowed: {list(CONTROL_MODES)}")
-        if obs not in OBS_MODES:
-            raise ValueError(f"obs={obs!r} is not allowed; allowed: {list(OBS_MODES)}")
-        if illegal_action not in ILLEGAL_MODES:
-            raise ValueError(f"illegal_action={illegal_action!r} is not allowed; allowed: {list(ILLEGAL_MODES)}")
+        check_choice("control", control, CONTROL_MODES)
+        if control == "side" and n != 4:
+            raise ValueError(f"control='side' is not allowed with {n} players: a side is one seat unless 4 "
+                             "players play as two partnerships; use control='seat' (or num_players=4)")
+        check_choice("obs", obs, OBS_MODES)
+        check_choice("illegal_action", illegal_action, ILLEGAL_MODES)
         self.illegal_action = illegal_action
-        self.illegal_reward = float(illegal_reward)
+        self.illegal_reward = check_number("illegal_reward", illegal_reward)
         if not (learner == "random" or (isinstance(learner, (int, np.integer)) and not isinstance(learner, bool)
                                         and 0 <= learner < n)):
             raise ValueError(f"learner={learner!r} is not a seat of a {n}-player game; "
@@ -133,13 +135,28 @@ class SingleAgentAllFives(gymnasium.Env):
         """Start an episode; ``options`` are the AEC env's position options
         (``hands``, ``boneyard``, ``leader``, ``scores``) plus ``"learner"``
         (a seat for this episode only)."""
-        super().reset(seed=seed)
+        check_seed(seed)  # every check before the generator changes: a refused reset changes nothing
+        if options is not None and not isinstance(options, dict):
+            raise ValueError(f"options={options!r} is not allowed; allowed: None or a dict")
         options = dict(options or {})
         seat_override = options.pop("learner", None)
         n = self.config.num_players
-        if seat_override is not None and (isinstance(seat_override, bool) or not (
+        if seat_override is not None and (isinstance(seat_override, (bool, np.bool_)) or not (
                 isinstance(seat_override, (int, np.integer)) and 0 <= seat_override < n)):
             raise ValueError(f"reset option learner={seat_override!r}; allowed: a seat 0..{n - 1}")
+        before = (self._np_random, self._np_random_seed,
+                  None if self._np_random is None else self._np_random.bit_generator.state)
+        super().reset(seed=None if seed is None else int(seed))
+        try:
+            return self._reset_episode(seat_override, options)
+        except ValueError:  # a position the AEC env refuses (before it changed anything)
+            self._np_random, self._np_random_seed, state = before
+            if state is not None:
+                self._np_random.bit_generator.state = state
+            raise
+
+    def _reset_episode(self, seat_override, options):
+        n = self.config.num_players
         while True:
             if seat_override is not None:
                 seat = int(seat_override)
@@ -156,7 +173,9 @@ class SingleAgentAllFives(gymnasium.Env):
             # draws and passes auto-played, or a given position); with random
             # deals, play another episode.
             if options:
-                raise ValueError("the given position ends before the learner has a decision")
+                self._done = True  # the position was played out: step() now asks for a reset
+                raise ValueError("the given position ends before the learner has a decision; "
+                                 "give one where a learner seat still has a choice to make")
         return self._observe(), self._info()
 
     def step(self, action):
@@ -191,16 +210,19 @@ class SingleAgentAllFives(gymnasium.Env):
         n = self.config.num_players
         if self.control == "side":
             side = self.config.side_of(seat)
-            self.learner_seats = tuple(s for s in range(n) if self.config.side_of(s) == side)
+            learner_seats = tuple(s for s in range(n) if self.config.side_of(s) == side)
         else:
-            self.learner_seats = (seat,)
-        self._rep = self.aec.possible_agents[seat]
-        others = [(seat + k) % n for k in range(1, n) if (seat + k) % n not in self.learner_seats]
-        self._seat_agent = {}
-        for agent, other in zip(self._opponents, others):
-            agent.reset(other, self.config, np.random.default_rng(int(self.np_random.integers(_SEED_BOUND))))
-            self._seat_agent[other] = agent
+            learner_seats = (seat,)
+        others = [(seat + k) % n for k in range(1, n) if (seat + k) % n not in learner_seats]
+        agent_seeds = [int(self.np_random.integers(_SEED_BOUND)) for _ in others]
+        # the AEC env first: it refuses a bad position before it (or anything here) changes
         self.aec.reset(seed=int(self.np_random.integers(_SEED_BOUND)), options=options or None)
+        self.learner_seats = learner_seats
+        self._rep = self.aec.possible_agents[seat]
+        self._seat_agent = {}
+        for agent, other, agent_seed in zip(self._opponents, others, agent_seeds):
+            agent.reset(other, self.config, np.random.default_rng(agent_seed))
+            self._seat_agent[other] = agent
 
     def _learner_reward(self) -> float:
         """The learner side's reward from the AEC env's last transition."""
@@ -285,8 +307,9 @@ class PolicyAgent(BaseAgent):
 
     def __init__(self, predict, obs="dict", encoder="default", name="policy"):
         super().__init__()
-        if obs not in OBS_MODES:
-            raise ValueError(f"obs={obs!r} is not allowed; allowed: {list(OBS_MODES)}")
+        check_choice("obs", obs, OBS_MODES)
+        if not callable(predict):
+            raise ValueError(f"predict={predict!r} is not allowed; allowed: a callable predict(obs, mask) -> action")
         self.predict, self.obs_mode, self.encoder_spec, self.name = predict, obs, encoder, name
         self._encoders = {}
 

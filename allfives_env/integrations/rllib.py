@@ -39,7 +39,8 @@ from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 
-from ..env.aec import raw_env
+from ..env.aec import ResetNeededError, raw_env
+from ..env.options import check_choice, check_number
 from ..rules.actions import NUM_ACTIONS
 from .gym_single import PolicyAgent
 
@@ -64,12 +65,13 @@ class AllFivesMultiAgentEnv(MultiAgentEnv):
 
     def __init__(self, config=None):
         super().__init__()
+        if config is not None and not isinstance(config, dict):  # RLlib's EnvContext is a dict
+            raise ValueError(f"config={config!r} is not allowed; allowed: None or a dict of options")
         config = dict(config or {})
-        self.illegal_action = config.pop("illegal_action", "penalize")
-        if self.illegal_action not in ("penalize", "raise"):
-            raise ValueError(f"illegal_action={self.illegal_action!r} is not allowed; allowed: ['penalize', 'raise']")
-        self.illegal_reward = float(config.pop("illegal_reward", -1.0))
-        self.reward_scale = float(config.pop("reward_scale", 1.0))
+        self.illegal_action = check_choice("illegal_action", config.pop("illegal_action", "penalize"),
+                                           ("penalize", "raise"))
+        self.illegal_reward = check_number("illegal_reward", config.pop("illegal_reward", -1.0))
+        self.reward_scale = check_number("reward_scale", config.pop("reward_scale", 1.0))
         self.aec = raw_env(**config)
         self.possible_agents = list(self.aec.possible_agents)
         self.agents = list(self.possible_agents)
@@ -85,6 +87,10 @@ class AllFivesMultiAgentEnv(MultiAgentEnv):
 
     def step(self, action_dict):
         aec = self.aec
+        if not aec.agents:  # agents never step None here: empty only before the first reset
+            raise ResetNeededError("step() before reset(); call reset() first")
+        if not isinstance(action_dict, dict):
+            raise ValueError(f"action_dict={action_dict!r} is not allowed; allowed: a dict agent -> action")
         agent = aec.agent_selection
         if aec.terminations[agent]:
             raise ValueError("the episode is over; call reset() first")

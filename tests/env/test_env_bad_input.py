@@ -138,3 +138,128 @@ def test_a_refused_reset_changes_nothing():
     assert env.unwrapped._rng.bit_generator.state == rng_state
     obs, *_ = env.last()
     env.step(int(np.flatnonzero(obs["action_mask"])[0]))  # the game goes on
+
+
+# ------------------------------------------------------------------ issue 23
+def play_to_the_end(env):
+    """Random-first legal play until every agent is terminated (none has stepped None yet)."""
+    while not all(env.terminations.values()):
+        obs, *_ = env.last()
+        env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+
+
+@pytest.mark.parametrize("wrapped", [True, False])
+def test_last_after_every_agent_stepped_none_says_so(wrapped):
+    """As in PettingZoo's classic envs each agent gets its final values from last() before its
+    step(None); after the last one, last() has no agent: a RuntimeError saying so (not a KeyError)."""
+    env = allfives_env.env(num_players=3, target=10) if wrapped else allfives_env.raw_env(num_players=3, target=10)
+    env.reset(seed=2)
+    play_to_the_end(env)
+    finals = {}
+    while env.agents:
+        obs, reward, terminated, truncated, info = env.last()
+        assert terminated and not truncated and obs["action_mask"].sum() == 0
+        finals[env.agent_selection] = reward
+        env.step(None)
+    assert sorted(finals) == env.possible_agents
+    for _ in range(2):  # asking again changes nothing
+        with pytest.raises(RuntimeError, match=r"every agent has stepped None.*call reset\(\) first"):
+            env.last()
+        with pytest.raises(RuntimeError, match="every agent"):
+            env.last(observe=False)
+    env.reset(seed=3)
+    assert env.last()[2] is False  # a reset starts over
+
+
+@pytest.mark.parametrize("wrapped", [True, False])
+def test_step_and_last_before_reset(wrapped):
+    from allfives_env.env.aec import ResetNeededError
+
+    env = allfives_env.env(num_players=2) if wrapped else allfives_env.raw_env(num_players=2)
+    with pytest.raises(ResetNeededError, match=r"step\(\) before reset\(\); call reset\(\) first") as err:
+        env.step(0)
+    assert isinstance(err.value, RuntimeError) and isinstance(err.value, AssertionError)  # PettingZoo raises the latter
+    with pytest.raises((ResetNeededError, AttributeError), match="before reset"):
+        env.last()
+
+
+@pytest.mark.parametrize("seed", ["abc", True, False, np.bool_(True), -1, 1.5, np.float64(2.0), [1, 2], "3"])
+def test_reset_refuses_a_seed_that_is_not_a_non_negative_integer(seed):
+    env = allfives_env.env(num_players=2)
+    env.reset(seed=0)
+    before = snapshot(env)
+    rng_state = env.unwrapped._rng.bit_generator.state
+    with pytest.raises(ValueError) as err:
+        env.reset(seed=seed)
+    assert str(err.value) == f"seed={seed!r} is not allowed; allowed: None or a non-negative integer"
+    assert snapshot(env) == before and env.unwrapped._rng.bit_generator.state == rng_state
+
+
+@pytest.mark.parametrize("seed", [None, 0, 7, np.int64(3), np.uint32(5), 2**70])
+def test_reset_takes_none_and_non_negative_integers(seed):
+    env = allfives_env.env(num_players=2)
+    env.reset(seed=seed)
+    assert env.agents == env.possible_agents
+
+
+@pytest.mark.parametrize("options", ["abc", 5, [("leader", 0)]])
+def test_reset_options_must_be_a_mapping(options):
+    env = allfives_env.env(num_players=2)
+    env.reset(seed=0)
+    before = snapshot(env)
+    with pytest.raises(ValueError, match=r"options=.* is not allowed; allowed: None or a dict with any of \['hands'"):
+        env.reset(seed=1, options=options)
+    assert snapshot(env) == before
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"num_players": "2"}, "num_players='2' is not allowed; All Fives is played by 2, 3 or 4 players"),
+    ({"num_players": 2.0}, "num_players=2.0 is not allowed"),
+    ({"num_players": True}, "num_players=True is not allowed"),
+    ({"target": "x"}, "target='x' is not allowed; give a positive number"),
+    ({"target": True}, "target=True is not allowed"),
+    ({"target": float("inf")}, "target=inf is not allowed; allowed: a positive, finite number of points"),
+    ({"target": float("nan")}, "target=nan is not allowed"),
+    ({"hand_size": 3}, "hand_size=3 is not allowed; allowed: ['standard', 'five_each', 'seven_five']"),
+    ({"first_leader": None}, "first_leader=None is not allowed; allowed: ['random', 'heaviest_tile']"),
+    ({"hand_scoring": 0}, "hand_scoring=0 is not allowed; allowed: ['bonus', 'bonus_net', 'penalty']"),
+    ({"divisor": 5.0}, "divisor=5.0 is not allowed; allowed: the integer 5 (All Fives) or 3 (All Threes)"),
+    ({"divisor": "5"}, "divisor='5' is not allowed"),
+    ({"render_mode": 1}, "render_mode=1 is not allowed; allowed: None, 'human', 'ansi', 'rgb_array'"),
+    ({"render_mode": ["human"]}, "render_mode=['human'] is not allowed"),
+    ({"encoder": 5}, "encoder=5 is not allowed; allowed: ['default', 'history'], an encoder class, or an object"),
+    ({"encoder": None}, "encoder=None is not allowed"),
+    ({"encoder": int}, "encoder=<class 'int'> is not allowed"),
+    ({"backend": None}, "backend=None is not allowed; allowed: ['auto', 'numba', 'python']"),
+    ({"backend": "cuda"}, "backend='cuda' is not allowed"),
+    ({"episode": None}, "episode=None is not allowed; allowed: ['game', 'hand']"),
+    ({"episode": 1}, "episode=1 is not allowed"),
+    ({"reward": None}, "reward=None is not allowed; allowed: ['points', 'zero_sum', 'win']"),
+    ({"auto_forced": "no"}, "auto_forced='no' is not allowed; allowed: True or False"),
+    ({"auto_forced": 1}, "auto_forced=1 is not allowed; allowed: True or False"),
+    ({"auto_forced": None}, "auto_forced=None is not allowed"),
+])
+def test_options_of_the_wrong_type(kwargs, message):
+    for make in (allfives_env.env, allfives_env.raw_env):
+        with pytest.raises(ValueError) as err:
+            make(**kwargs)
+        assert message in str(err.value)
+        assert "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("agent", ["player_9", "bob", None, 0, ["player_0"]])
+def test_unknown_agents_are_named(env, agent):
+    before = snapshot(env)
+    for call in (env.observe, env.unwrapped.observe, env.observation_space, env.action_space):
+        with pytest.raises(ValueError, match=r"is not in this game; allowed: \['player_0', 'player_1'\]"):
+            call(agent)
+    assert snapshot(env) == before
+
+
+@pytest.mark.parametrize("action", ["3", b"3", True, False, np.bool_(True)])
+def test_strings_and_booleans_are_not_actions(env, action):
+    """int("3") and int(True) would make them legal ids."""
+    before = snapshot(env)
+    with pytest.raises(IllegalActionError, match=r"is not an integer; allowed: integers 0\.\.113"):
+        env.step(action)
+    assert snapshot(env) == before

@@ -237,3 +237,62 @@ def test_policy_agent_plays_in_the_arena():
 
     with pytest.raises(ValueError, match="illegal action"):
         run_match(config, [PolicyAgent(lambda obs, mask: 999, obs="flat"), "greedy"], games=2, seed=0)
+
+
+# ------------------------------------------------------------------ issue 23
+@pytest.mark.parametrize("num_players", [2, 3])
+def test_side_control_needs_four_players(num_players):
+    with pytest.raises(ValueError, match=rf"control='side' is not allowed with {num_players} players: a side is one "
+                                         r"seat unless 4 players play as two partnerships; use control='seat'"):
+        SingleAgentAllFives(num_players=num_players, control="side")
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    ({"control": None}, r"control=None is not allowed; allowed: \['seat', 'side'\]"),
+    ({"control": ["seat"]}, r"control=\['seat'\] is not allowed"),
+    ({"obs": 1}, r"obs=1 is not allowed; allowed: \['dict', 'flat'\]"),
+    ({"illegal_action": None}, r"illegal_action=None is not allowed; allowed: \['penalize', 'raise'\]"),
+    ({"illegal_reward": "x"}, r"illegal_reward='x' is not allowed; allowed: a finite number"),
+    ({"illegal_reward": True}, r"illegal_reward=True is not allowed"),
+    ({"illegal_reward": float("nan")}, r"illegal_reward=nan is not allowed"),
+    ({"learner": np.bool_(False)}, "not a seat"),
+    ({"learner": 1.0}, "not a seat"),
+    ({"auto_forced": "yes"}, r"auto_forced='yes' is not allowed; allowed: True or False"),
+    ({"auto_forced": 0}, r"auto_forced=0 is not allowed; allowed: True or False"),
+    ({"render_mode": "pixels"}, r"render_mode='pixels' is not allowed"),
+    ({"episode": None}, r"episode=None is not allowed"),
+])
+def test_wrapper_options_of_the_wrong_type(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        SingleAgentAllFives(**kwargs)
+
+
+def test_numbers_that_are_numbers_are_taken():
+    env = SingleAgentAllFives(illegal_reward=np.float32(-2), learner=np.int64(1), render_mode="rgb_array")
+    assert env.illegal_reward == -2.0 and env.learner == 1
+    env.reset(seed=0)
+    assert env.render().shape == (600, 600, 3)
+
+
+@pytest.mark.parametrize("seed", ["abc", True, -1, 1.5])
+def test_reset_refuses_a_bad_seed(seed):
+    env = SingleAgentAllFives(opponents="greedy")
+    with pytest.raises(ValueError, match=r"is not allowed; allowed: None or a non-negative integer"):
+        env.reset(seed=seed)
+    env.reset(seed=np.int64(3))  # a NumPy integer is a seed
+
+
+def test_a_refused_reset_changes_nothing():
+    """A bad position is refused before the wrapper's generator, seats or opponents change: the
+    next episode is the one that would have come without the refused call."""
+    twin, env = SingleAgentAllFives(opponents="greedy"), SingleAgentAllFives(opponents="greedy")
+    twin.reset(seed=4)
+    env.reset(seed=4)
+    for seed, bad in [(None, {"hands": [[0, 1]]}), (None, {"leader": 5}), (None, {"learner": 9}), (None, "hands"),
+                      (99, {"leader": 5}), ("abc", None)]:
+        with pytest.raises(ValueError):
+            env.reset(seed=seed, options=bad)
+    obs, info = env.reset()
+    want_obs, want_info = twin.reset()
+    assert np.array_equal(obs["observation"], want_obs["observation"]) and info["seat"] == want_info["seat"]
+    assert env.aec.game.hands == twin.aec.game.hands

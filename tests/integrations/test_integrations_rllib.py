@@ -99,6 +99,33 @@ def test_illegal_actions_and_bad_config():
         AllFivesMultiAgentEnv({"illegal_action": "skip"})
 
 
+@pytest.mark.parametrize("config, message", [
+    ({"reward_scale": "x"}, r"reward_scale='x' is not allowed; allowed: a finite number"),
+    ({"reward_scale": True}, r"reward_scale=True is not allowed"),
+    ({"illegal_reward": float("nan")}, r"illegal_reward=nan is not allowed"),
+    ({"illegal_action": None}, r"illegal_action=None is not allowed; allowed: \['penalize', 'raise'\]"),
+    ({"auto_forced": "no"}, r"auto_forced='no' is not allowed; allowed: True or False"),
+    ({"num_players": "4"}, r"num_players='4' is not allowed"),
+    ("num_players=2", r"config='num_players=2' is not allowed; allowed: None or a dict"),
+])
+def test_config_values_of_the_wrong_type(config, message):
+    with pytest.raises(ValueError, match=message):
+        AllFivesMultiAgentEnv(config)
+
+
+def test_step_before_reset_and_bad_seed():
+    from allfives_env.env.aec import ResetNeededError
+
+    env = AllFivesMultiAgentEnv({"num_players": 2})
+    with pytest.raises(ResetNeededError, match=r"before reset\(\)"):
+        env.step({"player_0": 0})
+    with pytest.raises(ValueError, match="seed='abc' is not allowed; allowed: None or a non-negative integer"):
+        env.reset(seed="abc")
+    obs, _ = env.reset(seed=1)
+    with pytest.raises(ValueError, match="action_dict=3 is not allowed"):
+        env.step(3)
+
+
 def test_masking_module_only_samples_legal_actions():
     spec = masked_ppo_spec(hiddens=[16])
     module = ActionMaskingPPOModule(observation_space=observation_space(277), action_space=spaces.Discrete(114),

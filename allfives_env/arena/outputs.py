@@ -1,0 +1,41 @@
+"""Output paths checked before the work that fills them (a match, a game, a recording).
+
+A path that cannot be written fails in one line naming the path and what is
+wrong, before anything is played, so no result is lost at the end.
+"""
+
+import os
+
+ALLOWED_FILE = "a file name in an existing, writable folder"
+
+
+def check_output_file(path, option="path", example="out.json") -> str:
+    """``path`` as a string if a file can be written there, else a ``ValueError``
+    naming ``option`` (e.g. ``"--json"``), the path and what is wrong
+    (``example``: a file name to suggest inside a folder given by mistake).
+
+    The file may exist (it is replaced) but must not be a folder; its folder
+    must exist, be a folder and be writable. Nothing is created."""
+    text = os.fspath(path) if isinstance(path, os.PathLike) else path
+    if not isinstance(text, str) or not text:
+        raise ValueError(f"{option} {path!r} is not a path; allowed: {ALLOWED_FILE}")
+    where = f"{option} {text}"
+    if os.path.isdir(text):
+        raise ValueError(f"{where} is an existing folder; allowed: {ALLOWED_FILE} "
+                         f"(e.g. {os.path.join(text, example)})")
+    if text.endswith(("/", os.sep)):
+        raise ValueError(f"{where} ends with '/' (a folder); allowed: {ALLOWED_FILE}")
+    check_output_folder(os.path.dirname(text) or ".", where)
+    if os.path.exists(text) and not os.access(text, os.W_OK):
+        raise ValueError(f"{where} exists and is not writable; allowed: {ALLOWED_FILE}")
+    return text
+
+
+def check_output_folder(folder, where) -> None:
+    """A ``ValueError`` (starting with ``where``) unless ``folder`` is an existing, writable folder."""
+    if not os.path.exists(folder):
+        raise ValueError(f"{where}: folder {folder} does not exist; create it first or give a path in an existing folder")
+    if not os.path.isdir(folder):
+        raise ValueError(f"{where}: {folder} is a file, not a folder; give a path in an existing folder")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ValueError(f"{where}: folder {folder} is not writable; give a path in a writable folder")

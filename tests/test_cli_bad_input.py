@@ -1,0 +1,280 @@
+"""`allfives` bad input (issue 23): one line naming what is wrong and what is allowed, exit status 2,
+nothing played or written; output paths are checked before the work that fills them."""
+
+import json
+import subprocess
+import sys
+from importlib.metadata import version
+
+import pytest
+
+import allfives_env.arena.match
+import allfives_env.play
+from allfives_env.cli import main
+
+AGENTS = ["--agents", "random", "random"]
+
+
+def run_cli(capsys, *argv):
+    """``(status, stdout, stderr)`` of ``allfives argv`` run in this process."""
+    try:
+        status = main(list(argv))
+    except SystemExit as exc:  # argparse's usage errors
+        status = exc.code
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def assert_one_line_error(status, out, err, *words):
+    assert status == 2, (out, err)
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert ": error: " in lines[0]
+    for word in words:
+        assert word in lines[0], lines[0]
+    return lines[0]
+
+
+@pytest.fixture
+def no_work(monkeypatch):
+    """Every long job the cli can start fails the test if it starts."""
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the work started before the bad input was refused")
+
+    for module, name in [(allfives_env.arena.match, "_play_deals"),
+                         (allfives_env.play, "play_session"), (allfives_env.play, "watch_session")]:
+        monkeypatch.setattr(module, name, refuse)
+
+
+# ------------------------------------------------------------------ wrong values of every flag
+@pytest.mark.parametrize("argv, words", [
+    # --target: the allowed values, never "None"
+    (["eval", *AGENTS, "--target", "-10"], ["argument --target: -10 is not allowed", "a positive number of points"]),
+    (["eval", *AGENTS, "--target", "0"], ["--target: 0 is not allowed", "positive"]),
+    (["eval", *AGENTS, "--target", "abc"], ["--target: 'abc' is not a number", "positive"]),
+    (["eval", *AGENTS, "--target", "nan"], ["--target: nan is not allowed"]),
+    (["eval", *AGENTS, "--target", "inf"], ["--target: inf is not allowed"]),
+    (["eval", *AGENTS, "--target", "10001"], ["--target: 10001 is not allowed", "up to 10,000"]),
+    (["watch", *AGENTS, "--target", "-1"], ["--target: -1 is not allowed"]),
+    (["record", *AGENTS, "--out", "x.gif", "--target", "-1"], ["--target: -1 is not allowed"]),
+    # --games
+    (["eval", *AGENTS, "--games", "-1"], ["--games: -1 is not allowed", "positive whole number of games"]),
+    (["eval", *AGENTS, "--games", "0"], ["--games: 0 is not allowed"]),
+    (["eval", *AGENTS, "--games", "1.5"], ["--games: '1.5' is not a whole number", "up to 1,000,000"]),
+    (["eval", *AGENTS, "--games", "abc"], ["--games: 'abc' is not a whole number"]),
+    (["eval", *AGENTS, "--games", "99999999999999999999"], ["--games: 99999999999999999999 is not allowed"]),
+    (["rate", *AGENTS, "--games", "0"], ["--games: 0 is not allowed"]),
+    # --players
+    (["eval", *AGENTS, "--players", "5"], ["--players: 5 players is not allowed", "2, 3 or 4"]),
+    (["eval", *AGENTS, "--players", "1"], ["--players: 1 players is not allowed"]),
+    (["eval", *AGENTS, "--players", "2.0"], ["--players: '2.0' is not a whole number", "2, 3 or 4"]),
+    (["play", "--players", "x"], ["--players: 'x' is not a whole number"]),
+    (["record", *AGENTS, "--out", "x.gif", "--players", "0"], ["--players: 0 players is not allowed"]),
+    # --seed
+    (["eval", *AGENTS, "--seed", "-1"], ["--seed: -1 is not allowed", "a whole number >= 0"]),
+    (["eval", *AGENTS, "--seed", "abc"], ["--seed: 'abc' is not a whole number", ">= 0"]),
+    (["watch", *AGENTS, "--seed", "1.5"], ["--seed: '1.5' is not a whole number"]),
+    (["play", "--seed", "-3"], ["--seed: -3 is not allowed"]),
+    (["record", *AGENTS, "--out", "x.gif", "--seed", "x"], ["--seed: 'x' is not a whole number"]),
+    # --workers
+    (["eval", *AGENTS, "--workers", "0"], ["--workers: 0 is not allowed", "worker processes up to 256"]),
+    (["eval", *AGENTS, "--workers", "257"], ["--workers: 257 is not allowed"]),
+    (["rate", *AGENTS, "--workers", "two"], ["--workers: 'two' is not a whole number"]),
+    # --agents
+    (["eval", "--agents", "foo", "bar"], ["unknown agent spec 'foo'", "allowed: random, greedy"]),
+    (["eval", "--agents", "search:samples=abc", "random"], ["samples='abc'", "positive integer"]),
+    (["eval", "--agents", "greedy", "random", "random"], ["give exactly 2"]),
+    (["watch", "--agents", "nosuch"], ["unknown agent spec 'nosuch'"]),
+    (["rate", "--agents", "random", "greedy", "nosuch"], ["unknown agent spec 'nosuch'"]),  # before any match
+    (["play", "--agents", "nosuch"], ["unknown agent spec 'nosuch'"]),
+    # --seat
+    (["play", "--seat", "7"], ["--seat 7 is not a seat; allowed 0..1"]),
+    (["play", "--players", "4", "--seat", "4"], ["--seat 4 is not a seat; allowed 0..3"]),
+    (["play", "--seat", "-1"], ["--seat: -1 is not allowed", "a seat 0..players-1"]),
+    (["play", "--seat", "abc"], ["--seat: 'abc' is not a whole number"]),
+    (["play", "--partner", "greedy"], ["--partner is only for 4 players"]),
+    # --delay, --frame-seconds, --game
+    (["watch", *AGENTS, "--delay", "-1"], ["--delay: -1 is not allowed", "seconds from 0 to 60"]),
+    (["watch", *AGENTS, "--delay", "inf"], ["--delay: inf is not allowed"]),
+    (["watch", *AGENTS, "--delay", "61"], ["--delay: 61 is not allowed"]),
+    (["watch", *AGENTS, "--delay", "abc"], ["--delay: 'abc' is not a number"]),
+    (["record", *AGENTS, "--out", "x.gif", "--frame-seconds", "0"], ["--frame-seconds: 0 is not allowed",
+                                                                    "seconds from 0.01 to 600"]),
+    (["record", *AGENTS, "--out", "x.gif", "--frame-seconds", "-1"], ["--frame-seconds: -1 is not allowed"]),
+    (["record", *AGENTS, "--out", "x.gif", "--frame-seconds", "inf"], ["--frame-seconds: inf is not allowed"]),
+    (["replay", "x.jsonl", "--game", "0"], ["--game: 0 is not allowed", "positive whole number"]),
+    # options that do not go together, commands that do not exist
+    (["eval", *AGENTS, "--rating", "--records", "r.jsonl"], ["--records is not written with --rating"]),
+    (["nosuchcommand"], ["invalid choice: 'nosuchcommand'"]),
+    (["eval"], ["the following arguments are required: --agents"]),
+])
+def test_a_wrong_value_is_one_line_and_status_2(capsys, no_work, tmp_path, monkeypatch, argv, words):
+    monkeypatch.chdir(tmp_path)
+    line = assert_one_line_error(*run_cli(capsys, *argv), *words)
+    assert "None" not in line
+    assert list(tmp_path.iterdir()) == []  # nothing written
+
+
+def test_target_message_says_the_allowed_values_not_none(capsys, no_work):
+    line = assert_one_line_error(*run_cli(capsys, "eval", *AGENTS, "--target", "-10"))
+    assert "None" not in line and "positive number of points" in line and "250" in line
+
+
+# ------------------------------------------------------------------ output paths, before the work
+#: every output option of the cli: (argv before the path, option)
+OUTPUTS = {
+    "eval --json": (["eval", *AGENTS, "--games", "2", "--json"], "--json"),
+    "eval --records": (["eval", *AGENTS, "--games", "2", "--records"], "--records"),
+    "rate --json": (["rate", *AGENTS, "--games", "2", "--json"], "--json"),
+    "play --record": (["play", "--seed", "1", "--record"], "--record"),
+    "watch --record": (["watch", *AGENTS, "--seed", "1", "--delay", "0", "--record"], "--record"),
+    "record --out": (["record", *AGENTS, "--out"], "--out"),
+}
+FILE_OUTPUTS = [name for name in OUTPUTS if name != "record --out"]
+
+
+def _bad_paths(tmp_path, option):
+    a_file = tmp_path / "a_file.txt"
+    a_file.write_text("keep me")
+    name = "out.gif" if option == "--out" else "out.json"
+    return [
+        (str(tmp_path / "missing" / "dir" / name), "does not exist"),
+        (str(a_file / name), "is a file, not a folder"),
+    ]
+
+
+@pytest.mark.parametrize("name", OUTPUTS)
+def test_an_output_in_a_missing_folder_fails_before_the_work(capsys, no_work, tmp_path, name):
+    argv, option = OUTPUTS[name]
+    for path, words in _bad_paths(tmp_path, option):
+        line = assert_one_line_error(*run_cli(capsys, *argv, path), option, path, words)
+        assert "Errno" not in line
+    assert (tmp_path / "a_file.txt").read_text() == "keep me"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a_file.txt"]
+
+
+@pytest.mark.parametrize("name", FILE_OUTPUTS)
+def test_an_output_file_that_is_a_folder_fails_before_the_work(capsys, no_work, tmp_path, name):
+    argv, option = OUTPUTS[name]
+    assert_one_line_error(*run_cli(capsys, *argv, str(tmp_path)), f"{option} {tmp_path} is an existing folder",
+                          "allowed: a file name in an existing, writable folder")
+    assert_one_line_error(*run_cli(capsys, *argv, str(tmp_path / "new") + "/"), "ends with '/'")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_eval_json_in_a_missing_folder_fails_before_the_match(tmp_path):
+    """The issue's case, end to end: no table printed, no match played."""
+    missing = tmp_path / "missing" / "dir" / "out.json"
+    proc = subprocess.run([sys.executable, "-m", "allfives_env.cli", "eval", *AGENTS, "--games", "100000",
+                           "--json", str(missing)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.strip() == (f"allfives eval: error: --json {missing}: folder {missing.parent} does not "
+                                   "exist; create it first or give a path in an existing folder")
+
+
+def test_json_and_records_must_be_different_files(capsys, no_work, tmp_path):
+    same = str(tmp_path / "same.json")
+    assert_one_line_error(*run_cli(capsys, "eval", *AGENTS, "--json", same, "--records", same),
+                          "--json and --records name the same file")
+
+
+def test_run_match_checks_records_path_before_playing(monkeypatch, tmp_path):
+    from allfives_env.arena import match
+    from allfives_env.rules import RulesConfig
+
+    monkeypatch.setattr(match, "_play_deals", lambda *a: pytest.fail("played before checking records_path"))
+    with pytest.raises(ValueError, match="records_path .*does not exist"):
+        match.run_match(RulesConfig(), ["random", "random"], 2, records_path=tmp_path / "no" / "g.jsonl")
+    with pytest.raises(ValueError, match="records_path .* is an existing folder"):
+        match.run_match(RulesConfig(), ["random", "random"], 2, records_path=tmp_path)
+
+
+# ------------------------------------------------------------------ record --out: GIF or PNG frames
+@pytest.mark.parametrize("name", ["out.png", "game.mp4", "frames.v1", "movie.GIFF"])
+def test_record_out_with_another_extension_is_refused(capsys, no_work, tmp_path, name):
+    out = tmp_path / name
+    line = assert_one_line_error(*run_cli(capsys, "record", *AGENTS, "--out", str(out)), f"--out {out}",
+                                 "neither a GIF nor a folder of frames",
+                                 "--out NAME.gif for an animated GIF", "--out FOLDER/")
+    assert "Errno" not in line
+    assert not out.exists()  # `--out out.png` used to make a folder named out.png
+
+
+def test_record_out_forms(capsys, no_work, tmp_path):
+    from allfives_env.cli import _record_target
+
+    assert _record_target(str(tmp_path / "game.gif")) == ("gif", str(tmp_path / "game.gif"))
+    assert _record_target(str(tmp_path / "GAME.GIF"))[0] == "gif"
+    assert _record_target(str(tmp_path / "frames") + "/") == ("frames", str(tmp_path / "frames"))
+    assert _record_target(str(tmp_path / "frames")) == ("frames", str(tmp_path / "frames"))
+    (tmp_path / "shots.v2").mkdir()  # an existing folder is a frames folder whatever its name
+    assert _record_target(str(tmp_path / "shots.v2")) == ("frames", str(tmp_path / "shots.v2"))
+    assert not (tmp_path / "frames").exists()  # nothing made before the game is played
+
+
+def test_record_out_refuses_a_place_it_cannot_write(capsys, no_work, tmp_path):
+    (tmp_path / "game.gif").mkdir()
+    assert_one_line_error(*run_cli(capsys, "record", *AGENTS, "--out", str(tmp_path / "game.gif")),
+                          "is an existing folder")
+    (tmp_path / "notes").write_text("keep")
+    assert_one_line_error(*run_cli(capsys, "record", *AGENTS, "--out", str(tmp_path / "notes")),
+                          "is an existing file, not a folder", "--out NAME.gif")
+    old = tmp_path / "old"
+    old.mkdir()
+    (old / "frame_00000.png").write_bytes(b"old frame")
+    assert_one_line_error(*run_cli(capsys, "record", *AGENTS, "--out", str(old) + "/"),
+                          "already holds frame_*.png files", "give a new or empty folder")
+    assert (old / "frame_00000.png").read_bytes() == b"old frame"
+    assert (tmp_path / "notes").read_text() == "keep"
+
+
+def test_record_writes_png_frames_into_a_new_folder(capsys, tmp_path):
+    out = tmp_path / "frames"
+    status, stdout, err = run_cli(capsys, "record", "--agents", "greedy", "random", "--seed", "1", "--target", "20",
+                                  "--out", str(out) + "/")
+    assert status == 0, err
+    frames = sorted(p.name for p in out.iterdir())
+    assert frames[0] == "frame_00000.png" and len(frames) > 3
+    assert stdout.strip().endswith(f"written to {out}/frame_*.png")
+
+
+# ------------------------------------------------------------------ output works when it is allowed
+def test_eval_writes_json_and_records_into_an_existing_folder(capsys, tmp_path):
+    status, _, err = run_cli(capsys, "eval", *AGENTS, "--games", "2", "--target", "30", "--no-progress",
+                             "--json", str(tmp_path / "r.json"), "--records", str(tmp_path / "g.jsonl"))
+    assert status == 0, err
+    assert json.loads((tmp_path / "r.json").read_text())["games"] == 2
+    assert len((tmp_path / "g.jsonl").read_text().splitlines()) == 2
+
+
+def test_reading_a_missing_or_folder_record_is_one_line(capsys, tmp_path):
+    assert_one_line_error(*run_cli(capsys, "replay", str(tmp_path / "none.jsonl")),
+                          f"{tmp_path / 'none.jsonl'}: No such file or directory")
+    assert_one_line_error(*run_cli(capsys, "replay", str(tmp_path)), f"{tmp_path}: Is a directory")
+
+
+# ------------------------------------------------------------------ --version
+def test_version_is_the_installed_distributions(capsys):
+    status, out, _ = run_cli(capsys, "--version")
+    assert status == 0
+    assert out.strip() == f"allfives-env {version('allfives-env')}"
+
+
+def test_version_through_the_command():
+    proc = subprocess.run([sys.executable, "-m", "allfives_env.cli", "--version"], capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 0 and proc.stdout.strip() == f"allfives-env {version('allfives-env')}"
+
+
+def test_an_output_folder_that_is_not_writable(capsys, no_work, tmp_path, monkeypatch):
+    """(Faked: these tests may run as root, for whom every folder is writable.)"""
+    import allfives_env.arena.outputs as outputs
+
+    monkeypatch.setattr(outputs.os, "access", lambda path, mode: False)
+    for argv, option in OUTPUTS.values():
+        name = "out.gif" if option == "--out" else "out.json"
+        assert_one_line_error(*run_cli(capsys, *argv, str(tmp_path / name)), option,
+                              f"folder {tmp_path} is not writable")
+    assert list(tmp_path.iterdir()) == []
