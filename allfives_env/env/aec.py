@@ -56,7 +56,7 @@ from ..rules.actions import NUM_ACTIONS, action_name, check_action_id
 from ..rules.config import RulesConfig
 from .cores import BACKENDS, make_core
 from .encoders import ENCODERS, make_encoder
-from .options import ENV_OPTIONS, EnvOptions, check_choice, check_rule_numbers, check_seed
+from .options import ENV_OPTIONS, EnvOptions, check_choice, check_seed
 from .render.text import render_text
 
 RESET_OPTIONS = ("hands", "boneyard", "leader", "scores")
@@ -155,7 +155,6 @@ class raw_env(AECEnv):
                                         or render_mode not in self.metadata["render_modes"]):
             raise ValueError(f"render_mode={render_mode!r} is not allowed; allowed: None, {', '.join(map(repr, self.metadata['render_modes']))}")
         _check_encoder(encoder)
-        check_rule_numbers(rule_options)
         self.config = RulesConfig(num_players=num_players, **rule_options)
         self.render_mode = render_mode
         self.episode = episode

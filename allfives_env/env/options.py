@@ -42,18 +42,6 @@ def check_seed(seed):
     raise ValueError(f"seed={seed!r} is not allowed; allowed: None or a non-negative integer")
 
 
-def check_rule_numbers(options) -> None:
-    """The numeric rule options that :class:`~allfives_env.rules.RulesConfig` lets through but the
-    engine cannot play: an infinite ``target`` (a game that never ends) and a non-integer ``divisor``."""
-    target = options.get("target")
-    if isinstance(target, float) and not math.isfinite(target):
-        raise ValueError(f"target={target!r} is not allowed; allowed: a positive, finite number of points, "
-                         "or None for the R3 default")
-    divisor = options.get("divisor")
-    if divisor is not None and not (isinstance(divisor, Integral) and not isinstance(divisor, (bool, np.bool_))):
-        raise ValueError(f"divisor={divisor!r} is not allowed; allowed: the integer 5 (All Fives) or 3 (All Threes)")
-
-
 @dataclass(frozen=True)
 class EnvOptions:
     """How an env turns the game into episodes and rewards.

@@ -1,7 +1,8 @@
 """The rule variants (V1-V5) as one validated, immutable config object."""
 
+import math
 from dataclasses import dataclass, fields
-from numbers import Integral
+from numbers import Integral, Real
 
 HAND_SIZES = {
     "standard": {2: 9, 3: 7, 4: 5},  # R4
@@ -41,11 +42,13 @@ class RulesConfig:
         _check_choice("hand_size", self.hand_size, tuple(HAND_SIZES))
         _check_choice("first_leader", self.first_leader, FIRST_LEADER_METHODS)
         _check_choice("hand_scoring", self.hand_scoring, HAND_SCORING_METHODS)
-        if isinstance(self.divisor, bool) or self.divisor not in DIVISORS:
-            raise ValueError(f"divisor={self.divisor!r} is not allowed; allowed 5 (All Fives) or 3 (All Threes)")
+        if not _is_int(self.divisor) or self.divisor not in DIVISORS:  # 5.0 would pass `in` but not the kernels
+            raise ValueError(f"divisor={self.divisor!r} is not allowed; allowed: the integer 5 (All Fives) or 3 (All Threes)")
         if self.target is not None:
-            if isinstance(self.target, bool) or not isinstance(self.target, (int, float)) or not self.target > 0:
-                raise ValueError(f"target={self.target!r} is not allowed; give a positive number of points or None for the R3 default")
+            if (isinstance(self.target, bool) or not isinstance(self.target, Real) or not math.isfinite(self.target)
+                    or not self.target > 0):  # inf: a game that never ends
+                raise ValueError(f"target={self.target!r} is not allowed; allowed: a positive, finite number of points, "
+                                 "or None for the R3 default")
 
     @classmethod
     def from_options(cls, **options) -> "RulesConfig":

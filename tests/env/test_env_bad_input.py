@@ -216,7 +216,7 @@ def test_reset_options_must_be_a_mapping(options):
     ({"num_players": "2"}, "num_players='2' is not allowed; All Fives is played by 2, 3 or 4 players"),
     ({"num_players": 2.0}, "num_players=2.0 is not allowed"),
     ({"num_players": True}, "num_players=True is not allowed"),
-    ({"target": "x"}, "target='x' is not allowed; give a positive number"),
+    ({"target": "x"}, "target='x' is not allowed; allowed: a positive, finite number"),
     ({"target": True}, "target=True is not allowed"),
     ({"target": float("inf")}, "target=inf is not allowed; allowed: a positive, finite number of points"),
     ({"target": float("nan")}, "target=nan is not allowed"),

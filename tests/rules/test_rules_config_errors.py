@@ -231,3 +231,18 @@ def test_known_next_deal_is_checked_before_anything_changes(leader, order, match
     with pytest.raises(ValueError, match=match):
         game.start_next_hand(None, deal=(leader, order))
     assert game.hand_over and game.hand_number == 0
+
+
+@pytest.mark.parametrize("options, words", [
+    ({"target": float("inf")}, "target=inf is not allowed; allowed: a positive, finite number"),
+    ({"target": float("nan")}, "target=nan is not allowed"),
+    ({"divisor": 5.0}, "divisor=5.0 is not allowed; allowed: the integer 5"),
+])
+def test_numbers_the_engine_cannot_play_are_refused_once_for_every_engine(options, words):
+    """V2/V5 are checked in RulesConfig, so the AEC env, the batched env and the arena all refuse them."""
+    from allfives_env import env
+    from allfives_env.vector import VectorAllFives
+
+    for build in (lambda: RulesConfig(**options), lambda: env(**options), lambda: VectorAllFives(2, **options)):
+        with pytest.raises(ValueError, match=words):
+            build()
