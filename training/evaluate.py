@@ -20,11 +20,12 @@ import numpy as np
 import torch
 
 from allfives_env.agents.greedy import greedy_from_observations
-from allfives_env.agents.heuristic_compiled import heuristic_actions
+from allfives_env.agents.heuristic_compiled import HeuristicScratch
 from allfives_env.agents.inference import ExclusionTracker
 from allfives_env.agents.ppo.agent import PPOAgent
 from allfives_env.agents.ppo.features import PolicyInput
 from allfives_env.agents.ppo.network import masked_logits
+from allfives_env.agents.search_compiled import HEURISTIC_WEIGHTS
 from allfives_env.arena import run_match, wilson_interval
 from allfives_env.vector import VectorAllFives, make_rng_state, random_legal_actions
 
@@ -116,6 +117,7 @@ class _OpponentPlay:
         self.streams = make_rng_state([seed, 17], venv.num_envs)
         self.venv = venv
         self._all = np.arange(venv.num_envs)
+        self._scratch = HeuristicScratch(venv.num_sides) if opponent == "heuristic" else None  # once per match
 
     def actions(self, out, into):
         if self.opponent == "random":
@@ -123,7 +125,7 @@ class _OpponentPlay:
         elif self.opponent == "greedy":
             greedy_from_observations(out.obs, out.mask, self.points_offset, into)
         else:
-            heuristic_actions(self.venv, self._all, into)
+            self._scratch.moves(self.venv.compiled_state(), self._all, HEURISTIC_WEIGHTS, into)
 
 
 @torch.no_grad()
