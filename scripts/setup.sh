@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Creates .venv (if missing) and installs the package with the extras the tests and the main job use
-# (training, tests, docs, benchmarks, SB3, RLlib). Env-only users need none of them: `pip install -e .`
+# (training, tests, docs, benchmarks, SB3, RLlib, OpenSpiel). Env-only users need none of them: `pip install -e .`
 #
 # TORCH_INDEX_URL: the wheel index torch is taken from. Unset, pip's own index is used (on the project's
 # machines it serves the CPU build of torch 2.13.0 from local wheels). Elsewhere, without a GPU, use
@@ -17,4 +17,4 @@ if [ -n "${TORCH_INDEX_URL:-}" ]; then
   "${pip[@]}" --index-url "$TORCH_INDEX_URL" "$TORCH"
 fi
 # torch is named first so that pip settles it before the extras could pull another build
-"${pip[@]}" "$TORCH" -e ".[train,test,docs,bench,sb3,rllib]"
+"${pip[@]}" "$TORCH" -e ".[train,test,docs,bench,sb3,rllib,openspiel]"

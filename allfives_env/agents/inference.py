@@ -119,7 +119,7 @@ def _before_step(st, hands, actions, n, divisor, excl):
     for b in range(actions.shape[0]):
         action = actions[b]
         seat = st[b, TO_MOVE]
-        if action >= DRAW:
+        if action < 0 or action >= DRAW:  # a draw, a pass, or a game not stepped (SKIP)
             continue
         if st[b, MUST_PLAY] >= 0:  # R13: the drawn tile, no choice
             continue

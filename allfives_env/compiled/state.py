@@ -44,6 +44,8 @@ COUNT, WINNERS = 12, 13  # WINNERS: bit mask over sides
 OPEN, WEIGHT, ARM, LACKS = 16, 20, 24, 28  # 4 columns each (slots W E N S; LACKS per seat)
 ORDER = 32  # 28 columns: the deal order (hands, then boneyard)
 NUM_FIELDS = 64
+#: The batched step's "no move" action: the game is left as it is (not an action id of the rules).
+SKIP = -1
 PLAYED_MASK = 4  # hands[b, PLAYED_MASK + seat]: tiles the seat played this hand
 
 # cfg indices

@@ -26,6 +26,7 @@ from .state import (
     ORDER,
     REWARD_POINTS,
     REWARD_ZERO_SUM,
+    SKIP,
     TO_MOVE,
     WINNERS,
 )
@@ -123,8 +124,9 @@ def seat_outcomes(winners, n, out):
 @njit(**OPTS, inline='always')
 def step_game(b, action, st, hands, scores, hstart, gains, rng, cfg, fcfg, off,
               to_move, obs, mask, rewards, terminated, scores_out, new_hand,
-              final_obs, final_scores, final_seat, final_outcome):
-    """One env step of game b: apply, resolve forced steps, deal on or auto-reset, observe."""
+              final_obs, final_scores, final_seat, final_outcome, viewer):
+    """One env step of game b: apply, resolve forced steps, deal on or auto-reset, observe.
+    An ended episode's final observation is seen by ``viewer`` (a seat; -1: the seat to move)."""
     target = fcfg[F_TARGET]
     for side in range(gains.shape[1]):
         gains[b, side] = 0.0
@@ -137,7 +139,7 @@ def step_game(b, action, st, hands, scores, hstart, gains, rng, cfg, fcfg, off,
     set_rewards(st, b, scores, hstart, gains, cfg, not running, rewards)
     terminated[b] = not running
     if not running:  # auto-reset: keep the ended episode's view and scores
-        seat = st[b, TO_MOVE]
+        seat = st[b, TO_MOVE] if viewer < 0 else viewer
         final_seat[b] = seat
         encode(st, b, hands, scores, seat, False, cfg, fcfg, off, final_obs, mask)
         for side in range(scores.shape[1]):
@@ -161,40 +163,58 @@ def observe_game(b, st, hands, scores, cfg, fcfg, off, to_move, obs, mask, score
 
 @njit(**OPTS)
 def first_illegal(actions, st, hands):
-    """Index of the first game whose action is not legal, or -1."""
+    """Index of the first game whose action is neither legal nor SKIP, or -1."""
     for b in range(actions.shape[0]):
-        if not is_legal(st, b, hands, actions[b]):
+        if actions[b] != SKIP and not is_legal(st, b, hands, actions[b]):
             return b
     return -1
+
+
+@njit(**OPTS, inline='always')
+def step_or_skip(b, action, st, hands, scores, hstart, gains, rng, cfg, fcfg, off,
+                 to_move, obs, mask, rewards, terminated, scores_out, new_hand,
+                 final_obs, final_scores, final_seat, final_outcome, viewers):
+    """step_game, or for SKIP leave game b as it is (no rewards, not terminated, no new hand)."""
+    if action == SKIP:
+        for seat in range(rewards.shape[1]):
+            rewards[b, seat] = 0.0
+        terminated[b] = False
+        new_hand[b] = False
+        return
+    viewer = viewers[b] if viewers.shape[0] > 0 else -1
+    step_game(b, action, st, hands, scores, hstart, gains, rng, cfg, fcfg, off,
+              to_move, obs, mask, rewards, terminated, scores_out, new_hand,
+              final_obs, final_scores, final_seat, final_outcome, viewer)
 
 
 @njit(**OPTS)
 def step_all_serial(actions, st, hands, scores, hstart, gains, rng, cfg, fcfg, off,
                     to_move, obs, mask, rewards, terminated, scores_out, new_hand,
-                    final_obs, final_scores, final_seat, final_outcome):
-    """Validate every action, then step every game; returns the first illegal index or -1."""
+                    final_obs, final_scores, final_seat, final_outcome, viewers):
+    """Validate every action, then step every game; returns the first illegal index or -1.
+    ``viewers``: empty, or (B,) the seat each game's final observation is seen by (-1: the mover)."""
     bad = first_illegal(actions, st, hands)
     if bad >= 0:
         return bad
     for b in range(actions.shape[0]):
-        step_game(b, actions[b], st, hands, scores, hstart, gains, rng, cfg, fcfg, off,
-                  to_move, obs, mask, rewards, terminated, scores_out, new_hand,
-                  final_obs, final_scores, final_seat, final_outcome)
+        step_or_skip(b, actions[b], st, hands, scores, hstart, gains, rng, cfg, fcfg, off,
+                     to_move, obs, mask, rewards, terminated, scores_out, new_hand,
+                     final_obs, final_scores, final_seat, final_outcome, viewers)
     return -1
 
 
 @njit(**OPTS, parallel=True)
 def step_all_parallel(actions, st, hands, scores, hstart, gains, rng, cfg, fcfg, off,
                       to_move, obs, mask, rewards, terminated, scores_out, new_hand,
-                      final_obs, final_scores, final_seat, final_outcome):
+                      final_obs, final_scores, final_seat, final_outcome, viewers):
     """step_all_serial with the games spread over threads (numba prange); same results."""
     bad = first_illegal(actions, st, hands)
     if bad >= 0:
         return bad
     for b in prange(actions.shape[0]):
-        step_game(b, actions[b], st, hands, scores, hstart, gains, rng, cfg, fcfg, off,
-                  to_move, obs, mask, rewards, terminated, scores_out, new_hand,
-                  final_obs, final_scores, final_seat, final_outcome)
+        step_or_skip(b, actions[b], st, hands, scores, hstart, gains, rng, cfg, fcfg, off,
+                     to_move, obs, mask, rewards, terminated, scores_out, new_hand,
+                     final_obs, final_scores, final_seat, final_outcome, viewers)
     return -1
 
 

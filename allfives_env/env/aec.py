@@ -275,6 +275,9 @@ class raw_env(AECEnv):
                     rewards[agent] = 0.0
                 self._rewards_paid = False
             return
+        scores = self.core.scores
+        for agent in self.infos:  # every mode: "win" pays nothing now, but the score sheet changed
+            self.infos[agent]["scores"] = scores
         mode = self.reward_mode
         if mode == "win":
             for agent in rewards:
@@ -287,9 +290,6 @@ class raw_env(AECEnv):
                 rewards[agent] = value
         self._rewards_paid = True
         self._accumulate_rewards()
-        scores = self.core.scores
-        for agent in self.infos:
-            self.infos[agent]["scores"] = scores
 
     def _after_transition(self):
         """Mark the episode's end (with the win rewards) and move the turn.

@@ -27,7 +27,10 @@ naming the allowed ones.
 
 Every game is always at a decision: ``step(actions)`` takes ``actions`` of
 shape (B,), an integer action id (:mod:`allfives_env.rules.actions`) for the
-seat to move in each game, and returns a :class:`VectorStep`:
+seat to move in each game (or ``SKIP`` = -1 to leave a game as it is: its
+rewards are 0 and it neither terminates nor deals; ``step(actions,
+final_viewers=seats)`` chooses who sees each ended episode's ``final_obs``),
+and returns a :class:`VectorStep`:
 
 * ``to_move`` (B,): the seat to move now; ``obs`` (B, D) float32 its default
   observation (exactly :class:`~allfives_env.env.encoders.DefaultEncoder`,
@@ -92,6 +95,7 @@ CPU per decision including the observation, the mask and a random action
 (``benchmarks/vector_speed.py`` measures it next to the AEC env).
 """
 
+from ..compiled.state import SKIP
 from .batched import VectorAllFives, VectorStep, make_rng_state, random_legal_actions
 
-__all__ = ["VectorAllFives", "VectorStep", "make_rng_state", "random_legal_actions"]
+__all__ = ["VectorAllFives", "VectorStep", "SKIP", "make_rng_state", "random_legal_actions"]

@@ -124,6 +124,7 @@ class VectorAllFives:
             final_scores=np.zeros((B, sides), np.float64), final_seat=np.zeros(B, np.int64),
             final_outcome=np.zeros((B, n), np.float32),
         )
+        self._no_viewers = np.zeros(0, np.int64)
         self._started = False
 
     # ---------------------------------------------------------------- public
@@ -154,27 +155,28 @@ class VectorAllFives:
         self._started = True
         return out
 
-    def step(self, actions) -> VectorStep:
-        """Apply ``actions[b]`` (an action id of the seat to move) in every game ``b``.
+    def step(self, actions, final_viewers=None) -> VectorStep:
+        """Apply ``actions[b]`` (an action id of the seat to move) in every game ``b``;
+        ``actions[b] == SKIP`` (-1) leaves game ``b`` as it is (its ``rewards`` row is 0,
+        ``terminated`` and ``new_hand`` False), for callers that move only some games.
+
+        ``final_viewers`` (optional, (B,) int64 seats, -1 for the default): the seat that
+        sees each game's ``final_obs`` when its episode ends (default: the seat to move,
+        the AEC env's last ``agent_selection``), e.g. a learner's own final view.
 
         Raises ``ValueError`` (wrong shape, or an illegal action, naming the game,
         its seat and the action) or ``TypeError`` (not an integer array); on an
         error no game has moved."""
         if not self._started:
             raise RuntimeError("call reset() before step()")
-        actions = np.asarray(actions)
-        if actions.shape != (self.num_envs,):
-            raise ValueError(f"actions has shape {actions.shape}; expected ({self.num_envs},), one action per game")
-        if actions.dtype.kind not in "iu":
-            raise TypeError(f"actions has dtype {actions.dtype}; expected an integer array of action ids 0..113")
-        if actions.dtype != np.int64:
-            actions = actions.astype(np.int64)
+        actions = self._check_actions(actions)
+        viewers = self._no_viewers if final_viewers is None else self._check_viewers(final_viewers)
         out = self._out
         kernel = step_all_parallel if self.parallel else step_all_serial
         bad = kernel(actions, self._st, self._hands, self._scores, self._hstart, self._gains, self._rng,
                      self._cfg, self._fcfg, self._off, out.to_move, out.obs, out.mask, out.rewards,
                      out.terminated, out.scores, out.new_hand, out.final_obs, out.final_scores,
-                     out.final_seat, out.final_outcome)
+                     out.final_seat, out.final_outcome, viewers)
         if bad >= 0:
             self._raise_illegal(int(bad), int(actions[bad]))
         return out
@@ -264,6 +266,24 @@ class VectorAllFives:
         return int(sum(a.nbytes for a in arrays))
 
     # ------------------------------------------------------------- internals
+    def _check_actions(self, actions):
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_envs,):
+            raise ValueError(f"actions has shape {actions.shape}; expected ({self.num_envs},), one action per game")
+        if actions.dtype.kind not in "iu":
+            raise TypeError(f"actions has dtype {actions.dtype}; expected an integer array of action ids 0..113 "
+                            f"(or SKIP = -1)")
+        return actions if actions.dtype == np.int64 else actions.astype(np.int64)
+
+    def _check_viewers(self, viewers):
+        viewers = np.asarray(viewers)
+        if viewers.shape != (self.num_envs,) or viewers.dtype.kind not in "iu":
+            raise ValueError(f"final_viewers has shape {viewers.shape} and dtype {viewers.dtype}; expected "
+                             f"({self.num_envs},) integer seats (-1 for the seat to move)")
+        if viewers.size and (viewers.min() < -1 or viewers.max() >= self.num_players):
+            raise ValueError(f"final_viewers holds a seat outside -1..{self.num_players - 1}")
+        return viewers if viewers.dtype == np.int64 else viewers.astype(np.int64)
+
     def _check_deal_ids(self, deal_ids):
         """``deal_ids`` as a uint64 array (None stays None), or ValueError naming what is allowed."""
         if deal_ids is None:
@@ -279,7 +299,7 @@ class VectorAllFives:
 
     def _raise_illegal(self, b, action):
         seat = int(self._out.to_move[b])
-        name = action_name(action) if 0 <= action < NUM_ACTIONS else "out of range 0..113"
+        name = action_name(action) if 0 <= action < NUM_ACTIONS else "out of range 0..113 (SKIP is -1)"
         legal = [action_name(a) for a in self.legal_actions(b)]
         raise ValueError(f"game {b}: action {action} ({name}) is not legal for seat {seat}; "
                          f"legal now: {self.legal_actions(b)} = {legal}; no game was stepped")

@@ -123,3 +123,18 @@ def test_auto_forced_never_presents_draws_or_passes_and_keeps_scores():
     assert plain == auto
     assert plain_decisions == auto_decisions
     assert plain_forced > 0 and auto_forced == 0
+
+
+@pytest.mark.parametrize("reward", ["points", "zero_sum", "win"])
+@pytest.mark.parametrize("backend", ["numba", "python"])
+def test_info_scores_follow_the_score_sheet_in_every_reward_mode(reward, backend):
+    """infos[agent]["scores"] is the score sheet after every step, also with reward="win" (which pays
+    nothing until the end, so a scoring step must still update the scores)."""
+    env = allfives_env.env(num_players=4, reward=reward, episode="hand", backend=backend)
+    rng = np.random.default_rng(5)
+    for seed in range(6):
+        env.reset(seed=seed)
+        for agent in env.agent_iter():
+            obs, _, terminated, truncated, info = env.last()
+            assert tuple(info["scores"]) == tuple(env.unwrapped.core.scores)
+            env.step(None if terminated or truncated else int(rng.choice(np.flatnonzero(obs["action_mask"]))))

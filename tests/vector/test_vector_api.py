@@ -140,7 +140,7 @@ def test_bad_actions_name_the_game_and_change_nothing():
     actions[4] = illegal
     with pytest.raises(ValueError, match=rf"game 4: action {illegal} .*not legal"):
         venv.step(actions)
-    for bad in (-1, 114, 1000):
+    for bad in (-2, 114, 1000):  # -1 is SKIP
         actions[4] = bad
         with pytest.raises(ValueError, match=rf"game 4: action {bad}"):
             venv.step(actions)
@@ -198,3 +198,49 @@ def test_memory_per_game_is_small():
     for n in (2, 4):
         venv = VectorAllFives(256, num_players=n)
         assert venv.memory_bytes() / 256 < 4096
+
+
+def test_skip_leaves_a_game_exactly_as_it_was():
+    """SKIP (-1) moves only the other games; stepping the skipped game later continues it unchanged."""
+    from allfives_env.vector import SKIP
+
+    venv, twin = VectorAllFives(4, num_players=3), VectorAllFives(4, num_players=3)
+    out, twin_out = venv.reset(seed=3), twin.reset(seed=3)
+    pick = make_rng_state(1, 4)
+    actions = random_legal_actions(out.mask, pick).copy()
+    skipped = actions.copy()
+    skipped[2] = SKIP
+    before = venv.state_dict()["games"]
+    out = venv.step(skipped)
+    after = venv.state_dict()["games"]
+    for name in ("st", "hands", "scores", "rng"):
+        np.testing.assert_array_equal(before[name][2], after[name][2])
+    assert not out.terminated[2] and not out.new_hand[2] and not out.rewards[2].any()
+    # the skipped game then takes the same action as its twin, which was never skipped
+    only_2 = np.full(4, SKIP)
+    only_2[2] = actions[2]
+    venv.step(only_2)
+    twin.step(actions)
+    np.testing.assert_array_equal(venv.state_dict()["games"]["st"], twin.state_dict()["games"]["st"])
+
+
+def test_final_viewers_choose_who_sees_the_final_observation():
+    venv = VectorAllFives(64, num_players=2, episode="hand")
+    twin = VectorAllFives(64, num_players=2, episode="hand")
+    out, _ = venv.reset(seed=5), twin.reset(seed=5)
+    pick, pick_twin = make_rng_state(2, 64), make_rng_state(2, 64)
+    viewers = np.ones(64, np.int64)
+    seen = 0
+    for _ in range(60):
+        out = venv.step(random_legal_actions(out.mask, pick), final_viewers=viewers)
+        twin_out = twin.step(random_legal_actions(twin.current().mask, pick_twin))
+        done = out.terminated
+        assert (out.final_seat[done] == 1).all()
+        other = done & (twin_out.final_seat == 0)  # where the default viewer was seat 0, the views differ
+        seen += int(other.sum())
+        assert all(not np.array_equal(out.final_obs[b], twin_out.final_obs[b]) for b in np.flatnonzero(other))
+        same = done & (twin_out.final_seat == 1)
+        np.testing.assert_array_equal(out.final_obs[same], twin_out.final_obs[same])
+    assert seen > 0
+    with pytest.raises(ValueError, match="final_viewers"):
+        venv.step(random_legal_actions(out.mask, pick), final_viewers=np.full(64, 2))

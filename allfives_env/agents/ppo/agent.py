@@ -86,6 +86,19 @@ class NumpyPolicy:
         return out
 
 
+    def batch_logits(self, x: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """The logits of many input rows ``x`` (R, obs_dim) at once; with an action scorer, the
+        placements legal in ``mask`` (R, 114) get their score (as :meth:`logits` row by row)."""
+        h = self.trunk(x)
+        out = h @ self.head[0] + self.head[1]
+        if self.direct is not None:
+            out += x @ self.direct
+        if self.scorer is not None:
+            rows, placements = np.nonzero(mask[:, :DRAW])
+            out[rows, placements] += self._placement_scores(x, h, rows, placements)
+        return out
+
+
 def _numpy_scorer(net):
     """The action scorer's weights as numpy arrays (None without one)."""
     if not net.action_width:

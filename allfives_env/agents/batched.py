@@ -1,0 +1,145 @@
+"""Agents that choose for many games of a :class:`~allfives_env.vector.VectorAllFives` at once.
+
+``make_batched_agent(spec, venv, seed)`` builds one for the specs that have a
+batched twin: ``random``, ``greedy``, ``heuristic`` (compiled, the same choices
+as their arena agents on the same positions) and ``ppo:PATH[,infer=greedy|off]``
+(the shipped network in numpy over all rows at once: what ``ppo:PATH`` plays,
+its most likely legal action). Other specs raise ``ValueError`` naming these.
+
+The contract, for callers that step the env themselves (the Gymnasium and SB3
+vector envs, the training evaluator):
+
+* ``actions(out, games, into)``: the agent's action in each game ``games[i]``
+  (int64 indices) of the step output ``out``, written to ``into`` (int64, the
+  same length) and returned. A forced draw or pass is returned as it is.
+* ``before_step(actions)`` and ``after_step(out)``: called around **every**
+  ``venv.step`` (every seat's actions, SKIP included), for agents that keep
+  per-game memory (a policy with greedy exclusions follows every play of the
+  hand); the others ignore them.
+"""
+
+import numpy as np
+
+from ..vector import make_rng_state, random_legal_actions
+from .greedy import greedy_from_observations
+from .heuristic_compiled import HeuristicScratch
+from .search_compiled import HEURISTIC_WEIGHTS
+
+#: The specs with a batched twin (``ppo`` takes a path).
+BATCHED_SPECS = ("random", "greedy", "heuristic", "ppo:PATH")
+
+
+class BatchedAgent:
+    """The base: no memory between steps."""
+
+    name = "agent"
+
+    def actions(self, out, games, into):
+        raise NotImplementedError
+
+    def before_step(self, actions):
+        pass
+
+    def after_step(self, out):
+        pass
+
+    def __repr__(self):
+        return self.name
+
+
+class BatchedRandom(BatchedAgent):
+    """A uniformly random legal action, from one SplitMix64 stream per game."""
+
+    name = "random"
+
+    def __init__(self, venv, seed):
+        self._streams = make_rng_state(seed, venv.num_envs)
+
+    def actions(self, out, games, into):
+        # a game's stream advances only when that game asks, so its choices do not depend on the other games
+        streams = self._streams[games]
+        random_legal_actions(out.mask[games], streams, into)
+        self._streams[games] = streams
+        return into
+
+
+class BatchedGreedy(BatchedAgent):
+    """:class:`~allfives_env.agents.greedy.GreedyAgent`, read off the observations' placement points."""
+
+    name = "greedy"
+
+    def __init__(self, venv):
+        self._points_offset = venv.layout.offset("placement_points")
+
+    def actions(self, out, games, into):
+        return greedy_from_observations(out.obs[games], out.mask[games], self._points_offset, into)
+
+
+class BatchedHeuristic(BatchedAgent):
+    """:class:`~allfives_env.agents.heuristic.HeuristicAgent` (default weights), compiled."""
+
+    name = "heuristic"
+
+    def __init__(self, venv):
+        self._venv = venv
+        self._scratch = HeuristicScratch(venv.num_sides)
+
+    def actions(self, out, games, into):
+        return self._scratch.moves(self._venv.compiled_state(), games, HEURISTIC_WEIGHTS, into)
+
+
+class BatchedPolicy(BatchedAgent):
+    """``ppo:PATH``: the policy's most likely legal action in every row, the network in numpy."""
+
+    def __init__(self, venv, path, infer=None):
+        from .inference import ExclusionTracker
+        from .ppo.agent import PPOAgent
+        from .ppo.features import PolicyInput
+
+        agent = PPOAgent(path, infer=infer)  # checks the file, the features and the inference option
+        if agent.num_players != venv.num_players:
+            raise ValueError(f"{path!r} was trained for {agent.num_players} players; this env has {venv.num_players}")
+        self.name = f"ppo:{path}"
+        self._policy = agent.policy
+        self._input = PolicyInput(agent.features, venv.num_players, int(venv.config.divisor))
+        if self._input.size != self._policy.obs_dim:
+            raise ValueError(f"{path!r} expects inputs of size {self._policy.obs_dim}; this env's observations with "
+                             f"features={agent.features!r} give {self._input.size}")
+        self._tracker = ExclusionTracker(venv) if self._input.infer else None
+
+    def before_step(self, actions):
+        if self._tracker is not None:
+            self._tracker.before_step(actions)
+
+    def after_step(self, out):
+        if self._tracker is not None:
+            self._tracker.after_step(out)
+
+    def actions(self, out, games, into):
+        if len(games) == 0:
+            return into
+        mask = out.mask[games]
+        exclusions = None if self._tracker is None else self._tracker.relative(out.to_move)[games]
+        x = self._input(out.obs[games], mask, exclusions=exclusions)
+        logits = self._policy.batch_logits(x, mask)
+        logits[mask == 0] = -np.inf
+        into[:] = np.argmax(logits, axis=1)
+        return into
+
+
+def make_batched_agent(spec, venv, seed=0) -> BatchedAgent:
+    """The batched twin of agent ``spec`` for the games of ``venv``; ``seed`` drives ``random``."""
+    from .registry import parse_spec
+
+    if isinstance(spec, BatchedAgent):
+        return spec
+    name, path, options = parse_spec(spec) if isinstance(spec, str) else (None, None, {})
+    simple = {"random": lambda: BatchedRandom(venv, seed), "greedy": lambda: BatchedGreedy(venv),
+              "heuristic": lambda: BatchedHeuristic(venv)}
+    if name in simple and not options:
+        return simple[name]()
+    if name == "ppo" and set(options) <= {"infer"}:
+        return BatchedPolicy(venv, path, infer=options.get("infer"))
+    raise ValueError(f"agent {spec!r} has no batched twin; allowed: {', '.join(BATCHED_SPECS)} "
+                     "(ppo takes infer=greedy|off; other specs play through the arena or the single-game wrapper)")
+

@@ -1,0 +1,225 @@
+"""The learner vector envs (integrations.gym_vector, integrations.sb3_vec): Gymnasium/SB3 contracts, the
+same episodes as the single-game wrapper on the same deals, and MaskablePPO training on them."""
+
+import numpy as np
+import pytest
+from gymnasium.vector import AutoresetMode
+
+from allfives_env.compiled.state import LEADER, ORDER
+from allfives_env.integrations import SingleAgentAllFives
+from allfives_env.integrations.gym_vector import AllFivesVectorEnv, LearnerGames
+from allfives_env.rules.game import split_order
+from allfives_env.rules.actions import NUM_ACTIONS
+
+
+def lowest_legal(mask):
+    """A deterministic learner: the lowest legal action id of each row."""
+    return np.argmax(mask, axis=1).astype(np.int64)
+
+
+def random_legal(mask, rng):
+    return np.array([rng.choice(np.flatnonzero(row)) for row in mask], np.int64)
+
+
+# ---------------------------------------------------------------- the same episodes as the single wrapper
+def vector_episodes(num_players, opponents, options, num_envs=12, steps=40, control="seat"):
+    """Play ``lowest_legal`` on the vector env; return each finished episode as
+    (seat, deal, [(obs, mask, reward), ...], final outcome)."""
+    games = LearnerGames(num_envs, num_players, learner="random", opponents=opponents, control=control,
+                         episode="hand", **options)
+    out = games.reset(seed=11)
+    st = games.venv.compiled_state().st
+
+    def start(b):
+        return {"seat": int(games.seat[b]), "order": st[b, ORDER:ORDER + 28].astype(int).tolist(),
+                "leader": int(st[b, LEADER]), "steps": []}
+
+    running = [start(b) for b in range(num_envs)]
+    finished = []
+    for _ in range(steps):
+        obs, mask = out.obs.copy(), out.mask.copy()
+        actions = lowest_legal(mask)
+        out, rewards, terminated = games.step(actions)
+        for b in range(num_envs):
+            running[b]["steps"].append((obs[b], mask[b], float(rewards[b])))
+            if terminated[b]:
+                running[b]["outcome"] = float(games.final()[2][b])
+                running[b]["scores"] = games.final()[1][b].tolist()
+                finished.append(running[b])
+                running[b] = start(b)
+    return finished
+
+
+@pytest.mark.parametrize("num_players,opponents,options,control", [
+    (2, "greedy", {"reward": "points"}, "seat"),
+    (3, ["heuristic", "greedy"], {"reward": "zero_sum"}, "seat"),
+    (4, "greedy", {"reward": "win", "auto_forced": True}, "seat"),
+    (4, ["heuristic", "greedy"], {"reward": "zero_sum"}, "side"),
+    (2, "ppo:checkpoints/ppo_2p.pt", {"reward": "zero_sum", "divisor": 3}, "seat"),
+])
+def test_the_same_learner_episodes_as_the_single_game_wrapper(num_players, opponents, options, control):
+    episodes = vector_episodes(num_players, opponents, options, control=control)
+    assert len(episodes) >= 6
+    for episode in episodes:
+        single = SingleAgentAllFives(num_players=num_players, learner=episode["seat"], opponents=opponents,
+                                     control=control, obs="flat", episode="hand", **options)
+        hands, boneyard = split_order(single.config, episode["order"])
+        obs, info = single.reset(seed=0, options={"hands": hands, "boneyard": boneyard,
+                                                  "leader": episode["leader"]})
+        for k, (v_obs, v_mask, v_reward) in enumerate(episode["steps"]):
+            np.testing.assert_array_equal(obs, v_obs, err_msg=f"observation {k}")
+            np.testing.assert_array_equal(single.action_masks(), v_mask.astype(bool), err_msg=f"mask {k}")
+            obs, reward, terminated, truncated, info = single.step(int(np.argmax(v_mask)))
+            assert reward == pytest.approx(v_reward), k
+            assert terminated == (k == len(episode["steps"]) - 1)
+        final = info["scores"]
+        assert list(final) == episode["scores"]
+        mine = final[single.config.side_of(episode["seat"])]
+        others = [s for i, s in enumerate(final) if i != single.config.side_of(episode["seat"])]
+        assert episode["outcome"] == (1.0 if mine > max(others) else -1.0 if mine < max(others) else 0.0)
+
+
+# ---------------------------------------------------------------- Gymnasium vector-env checks
+def test_spaces_and_shapes_follow_the_vector_api():
+    env = AllFivesVectorEnv(8, num_players=3, opponents="greedy")
+    assert env.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
+    obs, infos = env.reset(seed=0)
+    assert env.observation_space.shape == (8, 317) and env.single_observation_space.shape == (317,)
+    assert env.action_space.shape == (8,) and env.single_action_space.n == NUM_ACTIONS
+    assert obs in env.observation_space and obs.dtype == np.float32
+    assert infos["action_mask"].shape == (8, NUM_ACTIONS) and infos["action_mask"].dtype == bool
+    rng = np.random.default_rng(0)
+    ended = 0
+    for _ in range(80):
+        obs, rewards, terminated, truncated, infos = env.step(random_legal(env.action_masks(), rng))
+        assert obs in env.observation_space
+        assert rewards.shape == (8,) and rewards.dtype == np.float32
+        assert terminated.dtype == bool and not truncated.any()
+        assert (env.action_masks() == infos["action_mask"]).all() and env.action_masks().any(axis=1).all()
+        assert (infos["seat"] == env.games.seat).all()
+        if terminated.any():
+            ended += int(terminated.sum())
+            assert (infos["_final_obs"] == terminated).all()
+            assert (infos["final_obs"][~terminated] == 0).all()
+            assert set(infos["final_info"]["outcome"][terminated]) <= {-1.0, 0.0, 1.0}
+    assert ended > 0
+
+
+def test_dict_observations_carry_the_mask():
+    env = AllFivesVectorEnv(4, num_players=2, opponents="random", obs="dict")
+    obs, infos = env.reset(seed=1)
+    assert obs in env.observation_space
+    assert (obs["action_mask"].astype(bool) == infos["action_mask"]).all()
+
+
+def test_a_seed_fixes_every_episode_and_seeds_differ():
+    def play(seed):
+        env = AllFivesVectorEnv(6, num_players=4, opponents=["random", "heuristic", "random"])
+        obs, _ = env.reset(seed=seed)
+        rng = np.random.default_rng(3)
+        trace = [obs]
+        for _ in range(30):
+            obs, rewards, terminated, _, infos = env.step(random_legal(env.action_masks(), rng))
+            trace += [obs, rewards, infos["seat"]]
+        return trace
+
+    first, again, other = play(7), play(7), play(8)
+    assert all(np.array_equal(a, b) for a, b in zip(first, again))
+    assert not all(np.array_equal(a, b) for a, b in zip(first, other))
+
+
+def test_illegal_actions_are_penalized_or_refused():
+    env = AllFivesVectorEnv(4, num_players=2, opponents="greedy")
+    obs, infos = env.reset(seed=2)
+    actions = lowest_legal(infos["action_mask"])
+    illegal = int(np.flatnonzero(~infos["action_mask"][1])[0])
+    actions[1] = illegal
+    obs2, rewards, terminated, _, infos2 = env.step(actions)
+    assert rewards[1] == -1.0 and (obs2[1] == obs[1]).all()  # game 1 did not move
+    strict = AllFivesVectorEnv(4, num_players=2, opponents="greedy", illegal_action="raise")
+    _, infos = strict.reset(seed=2)
+    actions = lowest_legal(infos["action_mask"])
+    actions[3] = int(np.flatnonzero(~infos["action_mask"][3])[0])
+    with pytest.raises(ValueError, match="game 3: action .* is not legal"):
+        strict.step(actions)
+    with pytest.raises(ValueError, match=r"outside Discrete\(114\)"):
+        strict.step(np.full(4, 114))
+    with pytest.raises(ValueError, match="shape"):
+        strict.step(np.zeros(3, np.int64))
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    ({"opponents": "search"}, "opponents\\[0\\]: agent 'search' has no batched twin"),
+    ({"opponents": ["greedy"] * 2, "num_players": 2}, "2 opponent specs for 1 non-learner seat"),
+    ({"learner": 3}, "learner=3 is not a seat"),
+    ({"control": "side"}, "control='side' is not allowed with 2 players"),
+    ({"obs": "pixels"}, "obs"),
+    ({"reward": "money"}, "reward"),
+])
+def test_bad_arguments_fail_at_construction_in_one_line(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        AllFivesVectorEnv(2, **kwargs)
+
+
+@pytest.mark.parametrize("learner", [0, 1])
+def test_an_episodes_return_is_the_learners_final_margin_in_zero_sum(learner):
+    """Summed zero-sum rewards of a game equal the learner's final score minus the opponent's (2p)."""
+    games = LearnerGames(16, 2, learner=learner, opponents="greedy", reward="zero_sum")
+    out = games.reset(seed=4)
+    returns = np.zeros(16)
+    checked = 0
+    for _ in range(300):
+        out, rewards, terminated = games.step(lowest_legal(out.mask))
+        returns += rewards
+        for b in np.flatnonzero(terminated):
+            scores, outcome = games.final()[1][b], games.final()[2][b]
+            assert returns[b] == pytest.approx(scores[learner] - scores[1 - learner])
+            assert outcome == np.sign(scores[learner] - scores[1 - learner])
+            returns[b] = 0.0
+            checked += 1
+    assert checked >= 10
+
+
+# ---------------------------------------------------------------- SB3
+def test_sb3_vecenv_and_maskable_ppo_train_on_it():
+    pytest.importorskip("sb3_contrib")
+    from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.maskable.utils import get_action_masks
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    from allfives_env.integrations.sb3_vec import AllFivesVecEnv
+
+    env = VecMonitor(AllFivesVecEnv(16, num_players=2, opponents="greedy", reward="zero_sum"))
+    env.seed(0)
+    obs = env.reset()
+    assert obs.shape == (16, 277)
+    masks = get_action_masks(env)
+    assert masks.shape == (16, NUM_ACTIONS) and masks.any(axis=1).all()
+    model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=256, n_epochs=1, seed=0, device="cpu")
+    before = [p.detach().clone() for p in model.policy.parameters()]
+    model.learn(16 * 32 * 2)
+    assert any(not np.allclose(a.numpy(), b.detach().numpy()) for a, b in zip(before, model.policy.parameters()))
+    assert len(model.ep_info_buffer) > 0  # VecMonitor saw finished games
+    # the trained policy only picks legal actions when masked
+    obs = env.reset()
+    actions, _ = model.predict(obs, action_masks=get_action_masks(env), deterministic=True)
+    assert get_action_masks(env)[np.arange(16), actions].all()
+    obs, rewards, dones, infos = env.step(actions)
+    assert obs.shape == (16, 277) and rewards.shape == (16,)
+
+
+def test_sb3_terminal_observation_is_the_learners_last_view():
+    pytest.importorskip("stable_baselines3")
+    from allfives_env.integrations.sb3_vec import AllFivesVecEnv
+
+    env = AllFivesVecEnv(8, num_players=2, opponents="greedy", episode="hand")
+    obs = env.reset()
+    seen = 0
+    for _ in range(60):
+        obs, rewards, dones, infos = env.step(lowest_legal(env.action_masks()))
+        for b in np.flatnonzero(dones):
+            final = infos[b]["terminal_observation"]
+            assert final.shape == (277,) and infos[b]["outcome"] in (-1.0, 0.0, 1.0)
+            assert not np.array_equal(final, obs[b])  # the new episode's first view is another
+            seen += 1
+    assert seen > 0
