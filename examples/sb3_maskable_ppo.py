@@ -1,12 +1,21 @@
-"""Train sb3-contrib's MaskablePPO on the single-agent wrapper, then score it in the arena.
+"""Train sb3-contrib's MaskablePPO against fixed opponents, then score it in the arena.
 
-    .venv/bin/python examples/sb3_maskable_ppo.py --timesteps 50000 --opponent greedy --eval-games 200
+    .venv/bin/python examples/sb3_maskable_ppo.py --minutes 15 --opponent greedy --eval-games 1000
 
-The learner plays a random seat each episode against ``--opponent`` (any
-arena spec); rewards are ``zero_sum`` points (its side's gain minus the
-opponents'), scaled by ``--reward-scale``. Evaluation is a duplicate-deal
-arena match (``allfives_env.arena.run_match``) of the deterministic policy
-against each ``--eval-against`` spec, with 95% Wilson intervals.
+By default the learner trains on the batched vector env
+(:class:`allfives_env.integrations.sb3_vec.AllFivesVecEnv`: ``--num-envs`` games
+stepped together, the opponents played in compiled kernels); ``--env single``
+trains on the one-game Gymnasium wrapper instead (any arena spec as opponent,
+much slower). The learner plays a random seat of each game against
+``--opponent``; its reward is the ``zero_sum`` points of its side (its gain minus
+the opponents') times ``--reward-scale``, plus ``--win-bonus`` (+/-) at the end of
+each game. Training stops after ``--timesteps`` learner decisions or
+``--minutes``, whichever comes first.
+
+Evaluation is a duplicate-deal arena match (``allfives_env.arena.run_match``,
+seats rotated, deals never used in training: seed ``--eval-seed``) of the
+deterministic masked policy against each ``--eval-against`` spec, with 95%
+Wilson intervals; ``--json`` writes the numbers.
 
 Needs the ``sb3`` extra (``pip install -e ".[sb3]"``; ``scripts/setup.sh``
 installs it).
@@ -16,24 +25,35 @@ import argparse
 import json
 import time
 
-import gymnasium
+import numpy as np
 
 from allfives_env.arena import format_table, run_match
 from allfives_env.integrations import PolicyAgent, SingleAgentAllFives
+from allfives_env.rules import RulesConfig
 
 
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--players", type=int, default=2, help="2, 3 or 4 (4: the learner plays one seat)")
-    p.add_argument("--opponent", default="greedy", help="arena spec for every other seat")
-    p.add_argument("--timesteps", type=int, default=20000, help="learner decisions to train for")
-    p.add_argument("--n-steps", type=int, default=1024, help="rollout length per PPO update")
-    p.add_argument("--batch-size", type=int, default=128)
-    p.add_argument("--n-epochs", type=int, default=10, help="passes over each rollout")
-    p.add_argument("--reward-scale", type=float, default=1 / 35, help="multiplies every reward (35 = most points in one play)")
-    p.add_argument("--obs", choices=["flat", "dict"], default="flat", help="flat: MlpPolicy, dict: MultiInputPolicy")
+    p.add_argument("--opponent", default="greedy",
+                   help="every other seat: random, greedy, heuristic or ppo:PATH (--env single: any arena spec)")
+    p.add_argument("--env", choices=["vector", "single"], default="vector", help="the batched VecEnv or one game")
+    p.add_argument("--num-envs", type=int, default=256, help="games stepped together (--env vector)")
+    p.add_argument("--timesteps", type=int, default=20_000_000, help="learner decisions to train for at most")
+    p.add_argument("--minutes", type=float, default=15.0, help="wall-clock training budget (0: none)")
+    p.add_argument("--n-steps", type=int, default=64, help="rollout length per env per PPO update")
+    p.add_argument("--batch-size", type=int, default=2048)
+    p.add_argument("--n-epochs", type=int, default=3, help="passes over each rollout")
+    p.add_argument("--learning-rate", type=float, default=1e-3)
+    p.add_argument("--gamma", type=float, default=0.99)
+    p.add_argument("--gae-lambda", type=float, default=0.8)
+    p.add_argument("--ent-coef", type=float, default=0.005)
+    p.add_argument("--net", type=int, nargs="+", default=[128, 128], help="hidden layer sizes (policy and value)")
+    p.add_argument("--reward-scale", type=float, default=0.02, help="multiplies the zero-sum points")
+    p.add_argument("--win-bonus", type=float, default=1.0, help="+bonus for a won game, -bonus for a lost one")
     p.add_argument("--eval-against", nargs="+", default=["greedy", "random"], help="arena specs to play after training")
-    p.add_argument("--eval-games", type=int, default=100)
+    p.add_argument("--eval-games", type=int, default=1000)
+    p.add_argument("--eval-seed", type=int, default=2026)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--save", default=None, help="write the trained model here (MaskablePPO.save)")
     p.add_argument("--json", default=None, help="write the numbers of this run here")
@@ -41,32 +61,82 @@ def parse_args(argv=None):
 
 
 def make_env(args):
-    env = SingleAgentAllFives(num_players=args.players, learner="random", opponents=args.opponent,
-                              obs=args.obs, reward="zero_sum")
-    scale = args.reward_scale
-    return gymnasium.wrappers.TransformReward(env, lambda r: r * scale)
+    """The training VecEnv: zero-sum points times the scale, plus the win bonus, with episode statistics."""
+    from stable_baselines3.common.vec_env import DummyVecEnv, VecEnvWrapper, VecMonitor
+
+    from allfives_env.integrations.sb3_vec import AllFivesVecEnv
+
+    if args.env == "vector":
+        env = AllFivesVecEnv(args.num_envs, num_players=args.players, opponents=args.opponent,
+                             reward="zero_sum", reward_scale=args.reward_scale, auto_forced=True)
+    else:
+        env = DummyVecEnv([lambda: SingleAgentAllFives(num_players=args.players, opponents=args.opponent,
+                                                       obs="flat", reward="zero_sum", auto_forced=True)])
+
+    config = RulesConfig(num_players=args.players)
+
+    class WinBonus(VecEnvWrapper):
+        """Scales the single env's points (the vector env scales its own) and adds the game's outcome."""
+
+        def reset(self):
+            return self.venv.reset()
+
+        def step_wait(self):
+            obs, rewards, dones, infos = self.venv.step_wait()
+            if args.env == "single":
+                rewards = rewards * args.reward_scale
+            for b in np.flatnonzero(dones):
+                final = infos[b].get("outcome")
+                if final is None:  # the single wrapper: the outcome from its final scores
+                    scores, side = infos[b]["scores"], config.side_of(infos[b]["learner_seats"][0])
+                    final = np.sign(scores[side] - max(s for i, s in enumerate(scores) if i != side))
+                rewards[b] += args.win_bonus * final
+            return obs, rewards, dones, infos
+
+    return VecMonitor(WinBonus(env))
+
+
+class Budget:
+    """A callback that stops training after ``minutes`` of wall time."""
+
+    def __new__(cls, minutes):
+        from stable_baselines3.common.callbacks import BaseCallback
+
+        class _Budget(BaseCallback):
+            def _on_training_start(self):
+                self.t0 = time.perf_counter()
+
+            def _on_step(self):
+                return not minutes or time.perf_counter() - self.t0 < 60 * minutes
+
+        return _Budget()
 
 
 def train(args):
+    import torch
     from sb3_contrib import MaskablePPO
 
+    torch.set_num_threads(1)  # small networks: one thread is faster than two contending ones
     env = make_env(args)
-    model = MaskablePPO("MlpPolicy" if args.obs == "flat" else "MultiInputPolicy", env, n_steps=args.n_steps,
-                        batch_size=args.batch_size, n_epochs=args.n_epochs, seed=args.seed, verbose=0, device="cpu")
+    env.seed(args.seed)
+    model = MaskablePPO("MlpPolicy", env, n_steps=args.n_steps, batch_size=args.batch_size, n_epochs=args.n_epochs,
+                        learning_rate=args.learning_rate, gamma=args.gamma, gae_lambda=args.gae_lambda,
+                        ent_coef=args.ent_coef, policy_kwargs={"net_arch": list(args.net)}, seed=args.seed,
+                        verbose=0, device="cpu")
     t0 = time.perf_counter()
-    model.learn(total_timesteps=args.timesteps)
+    model.learn(total_timesteps=args.timesteps, callback=Budget(args.minutes))
     return model, time.perf_counter() - t0
 
 
 def evaluate(model, args):
     """One duplicate-deal match per opponent spec; returns the result dicts."""
     agent = PolicyAgent(lambda obs, mask: model.predict(obs, action_masks=mask, deterministic=True)[0],
-                        obs=args.obs, name="maskable_ppo")
-    config = model.get_env().envs[0].unwrapped.config
+                        obs="flat", name="maskable_ppo")
+    config = RulesConfig(num_players=args.players)
     results = []
     for spec in args.eval_against:
-        specs = [agent, spec] if config.num_sides == 2 else [agent, spec, spec]
-        match = run_match(config, specs, games=args.eval_games, seed=args.seed + 1)
+        specs = [agent] + [spec] * (config.num_sides - 1)
+        match = run_match(config, specs, games=args.eval_games, seed=args.eval_seed)
         print(format_table(match))
         results.append(match.to_dict())
     return results
@@ -75,12 +145,12 @@ def evaluate(model, args):
 def main(argv=None):
     args = parse_args(argv)
     model, seconds = train(args)
-    print(f"trained MaskablePPO for {model.num_timesteps} steps in {seconds:.1f} s "
-          f"({model.num_timesteps / seconds:.0f} steps/s)")
+    print(f"trained MaskablePPO for {model.num_timesteps} learner decisions in {seconds:.1f} s "
+          f"({model.num_timesteps / seconds:.0f} decisions/s)")
     if args.save:
         model.save(args.save)
     results = evaluate(model, args)
-    summary = {"timesteps": model.num_timesteps, "train_seconds": seconds, "eval": results}
+    summary = {"args": vars(args), "timesteps": model.num_timesteps, "train_seconds": seconds, "eval": results}
     if args.json:
         with open(args.json, "w") as f:
             json.dump(summary, f, indent=1)

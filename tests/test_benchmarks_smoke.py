@@ -62,3 +62,11 @@ def test_compare_policies_pairs_deals_and_pools_sets(tmp_path):
     bad = subprocess.run([sys.executable, "benchmarks/compare_policies.py", "--seeds", "1", "greedy"], cwd=ROOT,
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "NAME=SPEC" in bad.stderr
+
+
+def test_sb3_vec_speed_prints_both_envs_and_the_ratio():
+    out = run_script("benchmarks/sb3_vec_speed.py", "--num-envs", "16", "--single-envs", "2", "--seconds", "0.05",
+                     "--repeats", "1", "--learn-seconds", "0")
+    rows = [line for line in out.splitlines() if line.startswith("env side")]
+    assert len(rows) == 2 and "vector VecEnv B=16" in rows[0] and "single wrapper" in rows[1]
+    assert rows[0].endswith("x") and float(rows[0].split()[-1].rstrip("x")) > 0

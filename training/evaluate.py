@@ -19,15 +19,13 @@ import time
 import numpy as np
 import torch
 
-from allfives_env.agents.greedy import greedy_from_observations
-from allfives_env.agents.heuristic_compiled import HeuristicScratch
+from allfives_env.agents.batched import make_batched_agent
 from allfives_env.agents.inference import ExclusionTracker
 from allfives_env.agents.ppo.agent import PPOAgent
 from allfives_env.agents.ppo.features import PolicyInput
 from allfives_env.agents.ppo.network import masked_logits
-from allfives_env.agents.search_compiled import HEURISTIC_WEIGHTS
 from allfives_env.arena import run_match, wilson_interval
-from allfives_env.vector import VectorAllFives, make_rng_state, random_legal_actions
+from allfives_env.vector import VectorAllFives
 
 #: Opponents that play on the batched env; any other spec plays through the arena.
 COMPILED_OPPONENTS = ("random", "greedy", "heuristic")
@@ -69,7 +67,7 @@ class Evaluator:
         policy_side = np.arange(B) % R  # rotation r: the policy holds side r
         policy_seat = np.array([np.flatnonzero(seat_side == side)[0] for side in policy_side])
         is_policy = seat_side[None, :] == policy_side[:, None]  # (B, n)
-        play = _OpponentPlay(opponent, venv, self.seed)
+        play = make_batched_agent(opponent, venv, seed=[self.seed, 17])
         policy_input = PolicyInput(self.features, rules.num_players, rules.divisor)
         exclusions = ExclusionTracker(venv) if policy_input.infer else None
         inputs = np.zeros((B, policy_input.size), np.float32)
@@ -80,7 +78,7 @@ class Evaluator:
         while not done.all():
             mover = out.to_move
             mine = np.flatnonzero(is_policy[rows, mover] & ~done)
-            play.actions(out, actions)  # every row; the policy's rows are overwritten below
+            play.actions(out, rows, actions)  # every row; the policy's rows are overwritten below
             if len(mine):
                 relative = None if exclusions is None else exclusions.relative(mover)
                 x = policy_input(out.obs, out.mask, inputs, relative)
@@ -106,26 +104,6 @@ class Evaluator:
         me = match.to_dict()["agents"][0]
         return {"win_rate": me["win_rate"], "ci_low": me["win_rate_ci95"][0], "ci_high": me["win_rate_ci95"][1],
                 "margin": me["margin_per_game"], "games": me["games"]}
-
-
-class _OpponentPlay:
-    """The compiled opponent's action for every game of a batched env."""
-
-    def __init__(self, opponent, venv, seed):
-        self.opponent = opponent
-        self.points_offset = venv.layout.offset("placement_points")
-        self.streams = make_rng_state([seed, 17], venv.num_envs)
-        self.venv = venv
-        self._all = np.arange(venv.num_envs)
-        self._scratch = HeuristicScratch(venv.num_sides) if opponent == "heuristic" else None  # once per match
-
-    def actions(self, out, into):
-        if self.opponent == "random":
-            random_legal_actions(out.mask, self.streams, into)
-        elif self.opponent == "greedy":
-            greedy_from_observations(out.obs, out.mask, self.points_offset, into)
-        else:
-            self._scratch.moves(self.venv.compiled_state(), self._all, HEURISTIC_WEIGHTS, into)
 
 
 @torch.no_grad()

@@ -58,11 +58,13 @@ class LearnerGames:
             with ``control="side"``: the two opponents).
         control: ``"seat"`` or ``"side"`` (4 players: the learner plays both partners).
         illegal_action, illegal_reward: see the module docstring.
+        reward_scale: multiplies every reward (the illegal-action reward too), e.g. 1/35 for points.
         **options: the batched env's options (``episode``, ``reward``, ``auto_forced``, rule variants).
     """
 
     def __init__(self, num_envs, num_players=2, learner="random", opponents="greedy", control="seat",
-                 illegal_action="penalize", illegal_reward=-1.0, **options):
+                 illegal_action="penalize", illegal_reward=-1.0, reward_scale=1.0, **options):
+        self.reward_scale = check_number("reward_scale", reward_scale)
         self.venv = VectorAllFives(num_envs, num_players=num_players, **options)
         n = self.num_players = self.venv.num_players
         self.num_envs = B = self.venv.num_envs
@@ -156,6 +158,8 @@ class LearnerGames:
         self._done[:] = False
         self._advance(actions)
         self._play_opponents()
+        if self.reward_scale != 1.0:
+            rewards *= self.reward_scale
         return self.venv.current(), rewards, self._done
 
     def action_masks(self) -> np.ndarray:
@@ -245,10 +249,10 @@ class AllFivesVectorEnv(gymnasium.vector.VectorEnv):
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
     def __init__(self, num_envs, num_players=2, learner="random", opponents="greedy", control="seat",
-                 obs="flat", illegal_action="penalize", illegal_reward=-1.0, **options):
+                 obs="flat", illegal_action="penalize", illegal_reward=-1.0, reward_scale=1.0, **options):
         check_choice("obs", obs, OBS_MODES)
         self.games = LearnerGames(num_envs, num_players, learner, opponents, control, illegal_action,
-                                  illegal_reward, **options)
+                                  illegal_reward, reward_scale, **options)
         self.num_envs = self.games.num_envs
         self.obs_mode = obs
         vector = spaces.Box(-np.inf, np.inf, (self.games.observation_size,), np.float32)

@@ -33,9 +33,9 @@ class AllFivesVecEnv(VecEnv):
     """B learner games as one SB3 ``VecEnv`` (see the module docstring)."""
 
     def __init__(self, num_envs, num_players=2, learner="random", opponents="greedy", control="seat",
-                 illegal_action="penalize", illegal_reward=-1.0, **options):
+                 illegal_action="penalize", illegal_reward=-1.0, reward_scale=1.0, **options):
         self.games = LearnerGames(num_envs, num_players, learner, opponents, control, illegal_action,
-                                  illegal_reward, **options)
+                                  illegal_reward, reward_scale, **options)
         self.render_mode = None
         observation_space = spaces.Box(-np.inf, np.inf, (self.games.observation_size,), np.float32)
         super().__init__(self.games.num_envs, observation_space, spaces.Discrete(NUM_ACTIONS))

@@ -38,10 +38,12 @@ def test_maskable_ppo_on_dict_observations_never_plays_illegal():
         assert not infos[0]["illegal_action"]
 
 
-def test_example_trains_a_few_thousand_steps_and_evaluates(tmp_path):
+@pytest.mark.parametrize("env_args", [["--env", "vector", "--num-envs", "16", "--n-steps", "64"],
+                                      ["--env", "single", "--n-steps", "512"]], ids=["vector", "single"])
+def test_example_trains_a_few_thousand_steps_and_evaluates(tmp_path, env_args):
     example = load_example()
     out = tmp_path / "run.json"
-    summary = example.main(["--timesteps", "2048", "--n-steps", "512", "--batch-size", "128", "--n-epochs", "2",
+    summary = example.main([*env_args, "--timesteps", "2048", "--batch-size", "128", "--n-epochs", "2",
                             "--eval-games", "10", "--eval-against", "greedy", "random",
                             "--save", str(tmp_path / "model"), "--json", str(out)])
     assert summary["timesteps"] >= 2048
@@ -53,3 +55,25 @@ def test_example_trains_a_few_thousand_steps_and_evaluates(tmp_path):
         assert learner["spec"] == "maskable_ppo"
         assert learner["wins"] + opponent["wins"] == pytest.approx(10)
         assert np.isfinite(learner["points_per_game"])
+
+
+def test_the_example_reward_adds_the_win_bonus_once_per_game():
+    """The training reward is zero-sum points x scale plus +/- the bonus at each game's end: a game's
+    return is its final margin x scale + bonus x outcome."""
+    example = load_example()
+    args = example.parse_args(["--num-envs", "8", "--reward-scale", "0.5", "--win-bonus", "3"])
+    env = example.make_env(args)
+    env.seed(1)
+    env.reset()
+    games = env.unwrapped.games
+    returns, checked = np.zeros(8), 0
+    for _ in range(400):
+        learner = games.seat.copy()
+        _, rewards, dones, infos = env.step(np.argmax(env.env_method("action_masks"), axis=1))
+        returns += rewards
+        for b in np.flatnonzero(dones):
+            scores = infos[b]["scores"]
+            margin = scores[learner[b]] - scores[1 - learner[b]]
+            assert returns[b] == pytest.approx(0.5 * margin + 3 * np.sign(margin))
+            returns[b], checked = 0.0, checked + 1
+    assert checked >= 5
