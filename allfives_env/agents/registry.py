@@ -3,6 +3,8 @@
 * ``"name"`` or ``"name:key=val,key=val"`` for a named agent (``random``,
   ``greedy``, ``heuristic``, ``search``; e.g. ``search:samples=32``);
 * ``"ppo:PATH"`` (or ``"name:PATH,key=val"``) for an agent that loads a file;
+* ``"openspiel:BOT"`` (e.g. ``openspiel:ismcts,simulations=50``) for an OpenSpiel
+  bot by name (needs the ``openspiel`` extra);
 * ``"module:Class"`` (optionally ``"module:Class:key=val,..."``) for a user's own
   agent class importable from ``module``.
 
@@ -25,21 +27,34 @@ from typing import Callable
 
 @dataclass(frozen=True)
 class AgentEntry:
-    """How to build one named agent: ``factory(**options)`` or, with ``takes_path``, ``factory(path, **options)``."""
+    """How to build one named agent: ``factory(**options)`` or, with ``takes_path``, ``factory(path, **options)``;
+    ``argument`` labels a positional argument that is not a path (``"BOT"``: ``factory(name, **options)``)."""
 
     factory: Callable
     takes_path: bool = False
     help: str = ""
+    argument: str = None
+
+    @property
+    def positional(self):
+        """The label of the spec's positional argument (``"PATH"``, ``"BOT"``), or None."""
+        return "PATH" if self.takes_path else self.argument
 
 
-#: name -> (module, class, takes a path): imported when first named.
+#: name -> (module, class, positional argument): imported when first named. The argument is None,
+#: "PATH" (a file that must exist) or another label such as "BOT" (a name the agent checks itself);
+#: either is passed to the class first.
 BUILTIN_AGENTS = {
-    "random": ("allfives_env.agents.random_agent", "RandomAgent", False),
-    "greedy": ("allfives_env.agents.greedy", "GreedyAgent", False),
-    "heuristic": ("allfives_env.agents.heuristic", "HeuristicAgent", False),
-    "search": ("allfives_env.agents.search", "SearchAgent", False),
-    "ppo": ("allfives_env.agents.ppo.agent", "PPOAgent", True),
+    "random": ("allfives_env.agents.random_agent", "RandomAgent", None),
+    "greedy": ("allfives_env.agents.greedy", "GreedyAgent", None),
+    "heuristic": ("allfives_env.agents.heuristic", "HeuristicAgent", None),
+    "search": ("allfives_env.agents.search", "SearchAgent", None),
+    "ppo": ("allfives_env.agents.ppo.agent", "PPOAgent", "PATH"),
+    # named by path, imported only when used: the agents layer never imports integrations itself
+    "openspiel": ("allfives_env.integrations.openspiel", "OpenSpielAgent", "BOT"),
 }
+#: built-in name -> the extra that installs what it imports (named in the error when it is missing)
+_EXTRAS = {"openspiel": "openspiel"}
 _REGISTERED = {}
 _TRUE_WORDS, _FALSE_WORDS = ("true", "yes"), ("false", "no")
 
@@ -54,9 +69,17 @@ def register_agent(name: str, factory: Callable, takes_path: bool = False, help:
 def _entry(name) -> AgentEntry:
     if name in _REGISTERED:
         return _REGISTERED[name]
-    module, cls_name, takes_path = BUILTIN_AGENTS[name]
-    cls = getattr(importlib.import_module(module), cls_name)
-    return AgentEntry(cls, takes_path, (cls.__doc__ or "").strip().splitlines()[0])
+    module, cls_name, positional = BUILTIN_AGENTS[name]
+    try:
+        cls = getattr(importlib.import_module(module), cls_name)
+    except ImportError as exc:
+        if name not in _EXTRAS or (exc.name or "allfives_env").startswith("allfives_env"):
+            raise  # not a missing extra: a real error inside the package
+        raise ValueError(f"agent {name!r} needs {exc.name!r}, which is not installed; "
+                         f'install it with: pip install -e ".[{_EXTRAS[name]}]"') from None
+    takes_path = positional == "PATH"
+    return AgentEntry(cls, takes_path, (cls.__doc__ or "").strip().splitlines()[0],
+                      None if takes_path else positional)
 
 
 def _names() -> list:
@@ -64,18 +87,26 @@ def _names() -> list:
 
 
 def registered_agents() -> dict:
-    """``{name: AgentEntry}`` of every named agent (built-in ones imported now)."""
-    return {name: _entry(name) for name in _names()}
+    """``{name: AgentEntry}`` of every named agent (built-in ones imported now; one whose
+    optional extra is not installed, such as ``openspiel``, is left out)."""
+    entries = {}
+    for name in _names():
+        try:
+            entries[name] = _entry(name)
+        except ValueError:
+            if name in _REGISTERED or name not in _EXTRAS:
+                raise
+    return entries
 
 
 def allowed_specs_text() -> str:
-    takes_path = {n: (BUILTIN_AGENTS[n][2] if n in BUILTIN_AGENTS and n not in _REGISTERED else _REGISTERED[n].takes_path)
-                  for n in _names()}
-    return ", ".join(f"{n}:PATH" if p else n for n, p in takes_path.items()) + ", or module:Class"
+    labels = {n: _positional(n) for n in _names()}
+    return ", ".join(f"{n}:{label}" if label else n for n, label in labels.items()) + ", or module:Class"
 
 
-def _takes_path(name) -> bool:
-    return _REGISTERED[name].takes_path if name in _REGISTERED else BUILTIN_AGENTS[name][2]
+def _positional(name):
+    """The label of ``name``'s positional argument ("PATH", "BOT") or None, without importing it."""
+    return _REGISTERED[name].positional if name in _REGISTERED else BUILTIN_AGENTS[name][2]
 
 
 def parse_spec(spec: str):
@@ -85,10 +116,11 @@ def parse_spec(spec: str):
     spec = spec.strip()
     head, _, rest = spec.partition(":")
     if head in _REGISTERED or head in BUILTIN_AGENTS:
-        takes_path = _takes_path(head)
-        path, options = _parse_options(rest, allow_positional=takes_path, spec=spec)
-        if takes_path and not path:
-            raise ValueError(f"agent spec {spec!r} needs a path: {head}:PATH")
+        label = _positional(head)
+        path, options = _parse_options(rest, allow_positional=label is not None, spec=spec)
+        if label and not path:
+            what = "a path" if label == "PATH" else f"a {label.lower()} name"
+            raise ValueError(f"agent spec {spec!r} needs {what}: {head}:{label}")
         return head, path, options
     if rest:  # module:Class[:options]
         cls_name, _, opt_text = rest.partition(":")
@@ -109,9 +141,9 @@ def make_agent(spec, **defaults):
     options = {**defaults, **options}
     if name in _REGISTERED or name in BUILTIN_AGENTS:
         entry = _entry(name)
-        _check_options(name, entry.factory, options, spec, skip=1 if entry.takes_path else 0)
-        if not entry.takes_path:
-            return entry.factory(**options)
+        _check_options(name, entry.factory, options, spec, skip=1 if entry.positional else 0)
+        if not entry.takes_path:  # no argument, or a name such as "BOT" that the agent checks itself
+            return entry.factory(**options) if entry.argument is None else entry.factory(path, **options)
         if not os.path.exists(path):
             raise ValueError(f"checkpoint not found: {path!r} (in agent spec {spec!r})")
         return entry.factory(path, **options)
