@@ -4,6 +4,13 @@
   learning seat (or partnership) against arena agents; works with
   Stable-Baselines3 and sb3-contrib's ``MaskablePPO`` (``action_masks()``).
   Importing this package registers it as ``"AllFives-v0"``.
+* :mod:`.gym_vector`: :class:`AllFivesVectorEnv`, a ``gymnasium.vector.VectorEnv``
+  of B learner games on the batched env (opponents played by batched agents
+  inside the step; :class:`LearnerGames` is its library-free core).
+* :mod:`.sb3_vec`: the same games as a Stable-Baselines3 ``VecEnv``
+  (``AllFivesVecEnv``); it imports SB3, so it is not imported here.
+* :mod:`.openspiel`: the OpenSpiel Python game ``python_allfives`` and the
+  ``openspiel:BOT`` arena agents; it imports pyspiel, so it is not imported here.
 * :mod:`.rllib`: :class:`~allfives_env.integrations.rllib.AllFivesMultiAgentEnv`
   (Ray RLlib's multi-agent API) and an action-masking PPO ``RLModule``. It
   imports ray, so it is not imported here; install the ``rllib`` extra.
@@ -18,10 +25,11 @@ many games at once.
 import gymnasium
 
 from .gym_single import PolicyAgent, SingleAgentAllFives
+from .gym_vector import AllFivesVectorEnv, LearnerGames
 
 ENV_ID = "AllFives-v0"
 
 if ENV_ID not in gymnasium.registry:
     gymnasium.register(id=ENV_ID, entry_point="allfives_env.integrations.gym_single:SingleAgentAllFives")
 
-__all__ = ["SingleAgentAllFives", "PolicyAgent", "ENV_ID"]
+__all__ = ["SingleAgentAllFives", "PolicyAgent", "AllFivesVectorEnv", "LearnerGames", "ENV_ID"]
