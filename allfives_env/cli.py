@@ -205,21 +205,40 @@ def run_eval(args) -> int:
 
 
 # ------------------------------------------------------------------ rate
+#: ``rate --method`` values
+RATE_METHODS = ("elo", "alpharank", "nash", "all")
+
+
 def add_rate(p):
     p.add_argument("--agents", nargs="+", required=True, metavar="SPEC", help="the pool of agent specs")
     _add_match_options(p)
     p.add_argument("--json", metavar="PATH", help="write the ratings as JSON")
+    p.add_argument("--method", choices=RATE_METHODS, default="elo",
+                   help="elo (default), alpharank (OpenSpiel's alpha-Rank), nash (Nash averaging) or all three, "
+                        "all from the same round robin")
 
 
 def run_rate(args) -> int:
-    from .arena import format_ratings, rate_agents
+    from .arena import format_alpharank, format_nash, format_ratings, rate_agents
+    from .arena.population import alpha_rank, nash_averaging, openspiel_alpharank, win_rate_matrix
 
+    method = getattr(args, "method", "elo")  # eval --rating: Elo
     config = _config(args)
     _agents_for(args.agents)  # every spec, before the first of the round robin's matches
     _check_outputs(args, "json")
+    if method in ("alpharank", "all"):
+        openspiel_alpharank()  # a missing OpenSpiel is refused before the round robin
     rating = rate_agents(config, args.agents, args.games, seed=args.seed, workers=args.workers,
                          progress=not args.no_progress and sys.stderr.isatty())
-    print(format_ratings(rating))
+    tables = [format_ratings(rating)] if method in ("elo", "all") else []
+    rates, specs = win_rate_matrix(rating)
+    if method in ("alpharank", "all"):
+        rating["alpharank"] = alpha_rank(rates, specs)
+        tables.append(format_alpharank(rating["alpharank"]))
+    if method in ("nash", "all"):
+        rating["nash"] = nash_averaging(rates, specs)
+        tables.append(format_nash(rating["nash"]))
+    print("\n\n".join(tables))
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rating, f, indent=2)

@@ -22,7 +22,10 @@ def rate_agents(config: RulesConfig, specs, games: int, seed: int = 0, workers: 
     ratings are the maximum a-posteriori Bradley-Terry fit with a weak
     Gaussian prior (``prior_sd_elo``, which keeps ratings finite when one
     agent wins every game), centred on a mean of 1500; ``sd`` is the
-    posterior standard deviation from the Hessian.
+    posterior standard deviation from the Hessian. ``pairwise`` keeps the
+    same pairwise results as matrices: ``score[i][j]`` is agent ``i``'s total
+    score against ``j`` over ``games[i][j]`` comparisons (the input of
+    :func:`allfives_env.arena.population.win_rate_matrix`).
     """
     specs = list(specs)
     k = config.num_sides
@@ -35,13 +38,27 @@ def rate_agents(config: RulesConfig, specs, games: int, seed: int = 0, workers: 
         matches.append((group, match))
         pairs += _pairwise_results(group, match)
     ratings, sds = _bradley_terry(len(specs), pairs, prior_sd_elo)
+    score, count = _pairwise_totals(len(specs), pairs)
     return {
         "players": config.num_players, "games_per_match": games, "seed": seed,
         "agents": [{"spec": specs[i], "elo": ratings[i], "elo_sd": sds[i]} for i in range(len(specs))],
         "matches": [
             {"specs": [specs[i] for i in group], "agents": m.to_dict()["agents"]} for group, m in matches
         ],
+        "pairwise": {"score": score, "games": count},
     }
+
+
+def _pairwise_totals(n, pairs):
+    """``(score, games)``: ``n x n`` lists, ``score[i][j]`` the sum of ``i``'s scores against ``j``
+    over the ``games[i][j]`` results of ``pairs``."""
+    score, count = np.zeros((n, n)), np.zeros((n, n), dtype=int)
+    for i, j, s in pairs:
+        score[i, j] += s
+        score[j, i] += 1.0 - s
+        count[i, j] += 1
+        count[j, i] += 1
+    return score.tolist(), count.tolist()
 
 
 def _pairwise_results(group, match):

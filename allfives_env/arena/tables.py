@@ -1,4 +1,4 @@
-"""Plain-text tables of a match's statistics and of a rating."""
+"""Plain-text tables of a match's statistics and of a rating (Elo, alpha-Rank, Nash averaging)."""
 
 from .stats import MatchResult
 
@@ -24,6 +24,28 @@ def format_ratings(rating: dict) -> str:
         rows.append((a["spec"], f"{a['elo']:.0f}", f"{1.96 * a['elo_sd']:.0f}"))
     head = (f"round robin, {rating['players']} players, {rating['games_per_match']} games per match, "
             f"seed {rating['seed']}")
+    return "\n".join([head, *grid_lines(rows)])
+
+
+def format_alpharank(result: dict) -> str:
+    """A header line and the agents by alpha-Rank, best first (a dict from ``population.alpha_rank``)."""
+    rows = [("rank", "agent", "mass")]
+    for a in sorted(result["agents"], key=lambda a: a["rank"]):  # ties in pool order
+        rows.append((str(a["rank"]), a["spec"], f"{a['mass']:.3f}"))
+    head = (f"AlphaRank by OpenSpiel, alpha {result['alpha']:g}, population {result['population_size']}: "
+            f"stationary mass; equal masses share a rank")
+    return "\n".join([head, *grid_lines(rows)])
+
+
+def format_nash(result: dict) -> str:
+    """A header line and the agents by Nash-averaged skill, best first (a dict from
+    ``population.nash_averaging``)."""
+    rows = [("agent", "Nash mass", "skill")]
+    # best skill first, then most mass; ties (to 6 decimals) in pool order
+    for a in sorted(result["agents"], key=lambda a: (-round(a["skill"], 6), -round(a["mass"], 6))):
+        rows.append((a["spec"], f"{a['mass']:.3f}", f"{a['skill']:+.3f}"))
+    head = (f"Nash averaging, {result['implementation']}: skill = win minus loss rate against "
+            f"the equilibrium")
     return "\n".join([head, *grid_lines(rows)])
 
 
