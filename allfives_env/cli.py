@@ -123,7 +123,8 @@ def _check_outputs(args, *options):
         if path is None:
             continue
         flag = f"--{name}"
-        check_output_file(path, flag, "games.jsonl" if name.startswith("record") else "results.json")
+        example = "games.jsonl" if name.startswith("record") else "scorecard.md" if name == "markdown" else "results.json"
+        check_output_file(path, flag, example)
         key = os.path.realpath(path)
         if key in given:
             raise ValueError(f"{given[key]} and {flag} name the same file {path}; give each its own file")
@@ -173,7 +174,8 @@ def _add_match_options(p):
 # ------------------------------------------------------------------ eval
 def add_eval(p):
     p.add_argument("--agents", nargs="+", required=True, metavar="SPEC",
-                   help="one spec per side: random, greedy, heuristic, search[:samples=32], ppo:PATH, module:Class")
+                   help="one spec per side: random, greedy, heuristic, search[:samples=32], ppo:PATH, "
+                        "openspiel:ismcts, module:Class")
     _add_match_options(p)
     p.add_argument("--json", metavar="PATH", help="write the results as JSON")
     p.add_argument("--records", metavar="PATH.jsonl", help="write every game as a replayable JSON line")
@@ -242,6 +244,39 @@ def run_rate(args) -> int:
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rating, f, indent=2)
+    return 0
+
+
+# ------------------------------------------------------------------ benchmark
+def add_benchmark(p):
+    p.add_argument("spec", metavar="SPEC", help="the agent to score (any agent spec)")
+    p.add_argument("--players", type=_players, default=2, help="2, 3 or 4 (4 = two partnerships)")
+    p.add_argument("--quick", action="store_true", help="the protocol's quick deal set (a smoke run, not for citing)")
+    p.add_argument("--opponents", nargs="+", metavar="SPEC",
+                   help="score against these instead of the protocol's ladder (the scorecard says partial)")
+    p.add_argument("--workers", type=_workers, default=1, help=f"worker processes, 1..{MAX_WORKERS}")
+    p.add_argument("--json", metavar="PATH", help="write the scorecard as JSON")
+    p.add_argument("--markdown", metavar="PATH", help="write the scorecard as markdown")
+    p.add_argument("--no-progress", action="store_true", help="no progress lines")
+
+
+def run_benchmark(args) -> int:
+    from .arena.benchmark import format_scorecard, ladder
+    from .arena.benchmark import run_benchmark as score
+
+    _agents_for([args.spec, *(args.opponents or ladder(args.players))])  # every spec before the first game
+    _check_outputs(args, "json", "markdown")
+    log = None if args.no_progress else (lambda text: print(text, file=sys.stderr, flush=True))
+    card = score(args.spec, args.players, quick=args.quick, opponents=args.opponents, workers=args.workers,
+                 log=log)
+    text = format_scorecard(card)
+    print(text)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(card, f, indent=2)
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write(text)
     return 0
 
 
@@ -366,7 +401,8 @@ def run_record(args) -> int:
 #: name -> (add options, run, help)
 SUBCOMMANDS = {
     "eval": (add_eval, run_eval, "play agents against each other with duplicate deals"),
-    "rate": (add_rate, run_rate, "round-robin a pool of agents and print Elo ratings"),
+    "rate": (add_rate, run_rate, "round-robin a pool of agents and print Elo, alpha-Rank or Nash ratings"),
+    "benchmark": (add_benchmark, run_benchmark, "score an agent with the allfives-benchmark-v1 protocol"),
     "play": (add_play, run_play, "play a game in the terminal against agents"),
     "watch": (add_watch, run_watch, "watch agents play a game in the terminal"),
     "replay": (add_replay, run_replay, "step through a recorded game and check its scores"),

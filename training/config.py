@@ -18,6 +18,7 @@ from dataclasses import MISSING, asdict, dataclass, field, fields
 import yaml
 
 from allfives_env.agents.ppo.features import FEATURES
+from allfives_env.agents.batched import check_batched_spec
 from allfives_env.agents.registry import check_spec
 
 
@@ -68,6 +69,10 @@ class TrainConfig:
     """share of games against the greedy baseline (vectorised, exact)"""
     opp_random: float = 0.05
     """share of games against the uniform random baseline"""
+    opp_fixed: float = 0.0
+    """share of games against ``fixed_opponent`` (``allfives exploit`` trains with 1.0)"""
+    fixed_opponent: typing.Optional[str] = None
+    """the agent of the ``opp_fixed`` games: a spec with a batched twin (random, greedy, heuristic, ppo:PATH)"""
     snapshot_every: int = 10
     """add the current policy to the snapshot pool every this many updates"""
     pool_size: int = 10
@@ -218,9 +223,15 @@ def _validate(cfg: TrainConfig) -> TrainConfig:
     for key, ok, allowed in checks:
         if not ok:
             raise ConfigError(f"config key {key!r} has the value {getattr(cfg, key)!r}; allowed: {allowed}")
-    shares = [cfg.opp_self, cfg.opp_pool, cfg.opp_greedy, cfg.opp_random]
+    shares = [cfg.opp_self, cfg.opp_pool, cfg.opp_greedy, cfg.opp_random, cfg.opp_fixed]
     if min(shares) < 0 or sum(shares) <= 0:
-        raise ConfigError("opponent shares opp_self, opp_pool, opp_greedy, opp_random must be >= 0 with a positive sum")
+        raise ConfigError("opponent shares opp_self, opp_pool, opp_greedy, opp_random, opp_fixed must be >= 0 "
+                          "with a positive sum")
+    if cfg.opp_fixed > 0:
+        try:
+            check_batched_spec(cfg.fixed_opponent)
+        except ValueError as exc:
+            raise ConfigError(f"config key 'fixed_opponent' is {cfg.fixed_opponent!r} with opp_fixed > 0: {exc}") from None
     for spec in cfg.eval_opponents:
         try:
             check_spec(spec)

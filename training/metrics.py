@@ -14,7 +14,7 @@ BASE_COLUMNS = [
 
 def metric_columns(cfg) -> list:
     """The CSV columns of a run with ``cfg`` (a ``TrainConfig``): the base ones, then four per evaluation opponent."""
-    cols = list(BASE_COLUMNS)
+    cols = list(BASE_COLUMNS) + (["train_win_fixed"] if cfg.opp_fixed > 0 else [])
     for opp in cfg.eval_opponents:
         name = column_name(opp)
         cols += [f"eval_{name}_win", f"eval_{name}_lo", f"eval_{name}_hi", f"eval_{name}_margin"]

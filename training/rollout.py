@@ -4,7 +4,8 @@ One :class:`Collector` drives a :class:`~allfives_env.vector.VectorAllFives`
 of ``num_envs`` games. Each game has an *opponent type*, drawn when the game
 starts: ``self`` (every seat is the learner), ``pool`` (the learner holds one
 seat, or one partnership, against a past snapshot), ``greedy`` or ``random``
-(against that baseline). At every step the learner's rows go through the
+(against that baseline), or ``fixed`` (against ``fixed_opponent``, any agent with a
+batched twin, :mod:`allfives_env.agents.batched`: what ``allfives exploit`` trains on). At every step the learner's rows go through the
 network in one batched forward pass; the snapshot's rows in one more; the
 baselines are compiled (greedy reads the observation's ``placement_points``
 part: :func:`allfives_env.agents.greedy.greedy_from_observations`, the twin of
@@ -31,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from allfives_env.agents.batched import make_batched_agent
 from allfives_env.agents.greedy import greedy_from_observations
 from allfives_env.agents.inference import ExclusionTracker
 from allfives_env.agents.ppo.features import PolicyInput
@@ -38,10 +40,10 @@ from allfives_env.agents.ppo.network import PolicyNet
 from allfives_env.rules.actions import NUM_ACTIONS
 from allfives_env.vector import VectorAllFives
 
-SELF, POOL, GREEDY, RANDOM = 0, 1, 2, 3
+SELF, POOL, GREEDY, RANDOM, FIXED = 0, 1, 2, 3, 4
 # the per-transition arrays carried from one rollout to the next
 CARRIED = ("obs", "mask", "actions", "logprobs", "values", "rewards", "done", "valid", "seat", "game")
-OPPONENT_TYPES = ("self", "pool", "greedy", "random")
+OPPONENT_TYPES = ("self", "pool", "greedy", "random", "fixed")
 
 def random_actions(mask, rng):
     """A uniformly random legal action per row."""
@@ -139,7 +141,7 @@ class Collector:
         self._inputs = np.zeros((self.B, self.obs_dim), np.float32)
         self.points_offset = self.env.layout.offset("placement_points")
         self.seat_side = np.array([self.config.side_of(s) for s in range(self.n)])
-        shares = np.array([cfg.opp_self, cfg.opp_pool, cfg.opp_greedy, cfg.opp_random], np.float64)
+        shares = np.array([cfg.opp_self, cfg.opp_pool, cfg.opp_greedy, cfg.opp_random, cfg.opp_fixed], np.float64)
         self.shares = shares / shares.sum()
         self.rng = np.random.default_rng(np.random.SeedSequence([cfg.seed, 7]))
         self.buffer = Buffer(cfg.num_steps * self.B + self.B * self.n, self.obs_dim, self.env.num_actions)
@@ -152,7 +154,10 @@ class Collector:
         self.num_carry = 0
         self.env_steps = 0  # decisions made (all seats)
         self.timing = {"env": 0.0, "inference": 0.0, "bookkeeping": 0.0}
-        self.results = {name: [] for name in OPPONENT_TYPES[1:]}  # learner outcome per finished game
+        # the opp_fixed games' agent, a batched twin (agents.batched) that sees every step of the env
+        self.fixed = make_batched_agent(cfg.fixed_opponent, self.env, seed=[cfg.seed, 11]) if cfg.opp_fixed > 0 \
+            else None
+        self.results = self._no_results()  # learner outcome per finished game
 
     # -------------------------------------------------------------- opponents
     def _assign(self, games):
@@ -160,7 +165,7 @@ class Collector:
         k = len(games)
         if k == 0:
             return
-        types = self.rng.choice(4, size=k, p=self.shares)
+        types = self.rng.choice(len(self.shares), size=k, p=self.shares)
         sides = self.rng.integers(self.config.num_sides, size=k)
         self.game_type[games] = types
         self.learner_side[games] = sides
@@ -215,6 +220,9 @@ class Collector:
                 rnd = opp[kinds == RANDOM]
                 if len(rnd):
                     actions[rnd] = random_actions(mask[rnd], self.rng)
+                fixed = opp[kinds == FIXED]
+                if len(fixed):
+                    actions[fixed] = self.fixed.actions(out, fixed, np.empty(len(fixed), np.int64))
             t2 = time.perf_counter()
             # store the learner's decisions and link each to its seat's previous one
             slots = base + t * B + li
@@ -234,9 +242,13 @@ class Collector:
             t3 = time.perf_counter()
             if self.exclusions is not None:
                 self.exclusions.before_step(actions)
+            if self.fixed is not None:
+                self.fixed.before_step(actions)
             out = env.step(actions)
             if self.exclusions is not None:
                 self.exclusions.after_step(out)
+            if self.fixed is not None:
+                self.fixed.after_step(out)
             t4 = time.perf_counter()
             self._credit(out)
             self.env_steps += B
@@ -302,8 +314,12 @@ class Collector:
     def pop_results(self) -> dict:
         """Learner win rate per opponent type over the games finished since the last call."""
         res = {name: (float(np.mean(v)) if v else float("nan"), len(v)) for name, v in self.results.items()}
-        self.results = {name: [] for name in OPPONENT_TYPES[1:]}
+        self.results = self._no_results()
         return res
+
+    def _no_results(self) -> dict:
+        """An empty list per opponent type the games can have (``fixed`` only with ``opp_fixed`` > 0)."""
+        return {name: [] for name in OPPONENT_TYPES[1:] if name != "fixed" or self.fixed is not None}
 
     # -------------------------------------------------------------- state for checkpoints
     def state_dict(self) -> dict:

@@ -127,19 +127,24 @@ class BatchedPolicy(BatchedAgent):
         return into
 
 
-def make_batched_agent(spec, venv, seed=0) -> BatchedAgent:
-    """The batched twin of agent ``spec`` for the games of ``venv``; ``seed`` drives ``random``."""
+def check_batched_spec(spec) -> tuple:
+    """``(name, path, options)`` of a spec that has a batched twin, or ValueError naming the allowed ones."""
     from .registry import parse_spec
 
-    if isinstance(spec, BatchedAgent):
-        return spec
     name, path, options = parse_spec(spec) if isinstance(spec, str) else (None, None, {})
-    simple = {"random": lambda: BatchedRandom(venv, seed), "greedy": lambda: BatchedGreedy(venv),
-              "heuristic": lambda: BatchedHeuristic(venv)}
-    if name in simple and not options:
-        return simple[name]()
-    if name == "ppo" and set(options) <= {"infer"}:
-        return BatchedPolicy(venv, path, infer=options.get("infer"))
+    if (name in ("random", "greedy", "heuristic") and not options) or (name == "ppo" and set(options) <= {"infer"}):
+        return name, path, options
     raise ValueError(f"agent {spec!r} has no batched twin; allowed: {', '.join(BATCHED_SPECS)} "
                      "(ppo takes infer=greedy|off; other specs play through the arena or the single-game wrapper)")
+
+
+def make_batched_agent(spec, venv, seed=0) -> BatchedAgent:
+    """The batched twin of agent ``spec`` for the games of ``venv``; ``seed`` drives ``random``."""
+    if isinstance(spec, BatchedAgent):
+        return spec
+    name, path, options = check_batched_spec(spec)
+    if name == "ppo":
+        return BatchedPolicy(venv, path, infer=options.get("infer"))
+    return {"random": lambda: BatchedRandom(venv, seed), "greedy": lambda: BatchedGreedy(venv),
+            "heuristic": lambda: BatchedHeuristic(venv)}[name]()
 

@@ -1,0 +1,267 @@
+"""allfives-benchmark-v1: the standard protocol for scoring an agent, and its scorecard.
+
+The protocol (documented for citation on the docs' Benchmark page):
+
+* **Deal sets.** For ``n`` players, deal seed ``DEAL_SEEDS[n]``, ``FULL_DEALS``
+  deals (``QUICK_DEALS`` with ``quick``). Every hand of every deal is a fixed
+  function of ``(seed, deal, hand)`` (:func:`allfives_env.arena.deals.hand_deal`);
+  :func:`deal_set_checksum` hashes the first ``CHECKSUM_HANDS`` hands of every
+  deal, and the run refuses to score on a deal set whose checksum differs from
+  the pinned one (``CHECKSUMS``).
+* **Games.** Each deal is played once per rotation of the sides over the seats
+  (2, 3 or 2 games with 2, 3 or 4 players), the candidate holding each side once,
+  whole games to the target: an arena match (:func:`~allfives_env.arena.run_match`)
+  with the deal set's seed, so ``allfives eval`` with the same seed and games
+  plays the same games.
+* **Ladder.** ``random``, ``greedy``, ``heuristic``, ``search`` and the shipped
+  policy for the player count (``LADDER``), each in every other seat.
+* **Numbers per opponent.** Win rate (a game drawn between k winners counts 1/k)
+  and point margin per game (the candidate's side's final score minus the mean
+  of the other sides'), each with a 95% interval, in three estimates:
+
+  - ``raw``: the mean over games, the interval as if the games were independent
+    (the win rate's is the Wilson interval ``allfives eval`` prints);
+  - ``duplicate``: the same mean, the interval from the per-deal means (the
+    deals are the independent units; rotation cancels the luck of the cards);
+  - ``control_variate``: the per-deal result minus ``c`` times the luck of the
+    deal as a fixed reference player (``REFERENCE``, greedy) measures it: the
+    reference's per-deal result against the same opponent on the same deals,
+    centred on its expectation, which is estimated on ``REFERENCE_DEALS``
+    independent deals of the batched env (same deal distribution). ``c`` is fitted
+    on one half of the deals and applied to the other (cross-fitting), so the
+    estimate is unbiased; its interval adds the error of the expectation.
+    ``variance_reduction`` is ``1 - var(estimate) / var(raw estimate)``.
+
+  Opponents without a batched twin (``search``) get no control variate (its
+  reference sample would cost as much as the benchmark), nor does the reference
+  itself as candidate; ``duplicate`` stands.
+"""
+
+import hashlib
+import math
+import os
+
+import numpy as np
+
+from ..rules.config import RulesConfig
+from .batched import batched_match
+from .deals import hand_deal
+from .match import run_match
+from .schedule import deal_seed, num_deals
+from .stats import wilson_interval
+
+PROTOCOL = "allfives-benchmark-v1"
+DEAL_SEEDS = {2: 20_261_202, 3: 20_261_203, 4: 20_261_204}
+FULL_DEALS = 1000
+QUICK_DEALS = 20
+CHECKSUM_HANDS = 40
+REFERENCE = "greedy"
+REFERENCE_DEALS = 20_000
+REFERENCE_SEED = 7_357
+#: sha256 of each deal set (see :func:`deal_set_checksum`), pinned: a test recomputes them.
+CHECKSUMS = {
+    (2, FULL_DEALS): "47019bd21f64bc4dd5f59b6b8cfe72ece9541917b16434cbb9cc394c758a5404",
+    (3, FULL_DEALS): "8e335adeb2c382ebc449947b50a7f88a7c359dc7201968b6319ac06e91c68bf9",
+    (4, FULL_DEALS): "9526f534e9b7a3be7cea98cf2248a5b481f3bc8fc2ce6fc08a2da088cd9c5369",
+    (2, QUICK_DEALS): "625ace515d09dac18e90b7ab3a49a0592b9d667c891eb588bc8520e215a1dca3",
+    (3, QUICK_DEALS): "c761baed02537440051302d44f88935ea9772f76f3f660df8351e0e6c9033439",
+    (4, QUICK_DEALS): "09939b8f4a37f4fef1b66f7a587296f717a07c5d8497c9dd108f651dca06a288",
+}
+Z95 = 1.959963984540054
+
+
+def shipped_policy(num_players: int) -> str:
+    """The ``ppo:PATH`` spec of the shipped policy for ``num_players`` (the repository's checkpoints/)."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    return f"ppo:{os.path.join(root, 'checkpoints', f'ppo_{num_players}p.pt')}"
+
+
+def ladder(num_players: int) -> list:
+    """The protocol's opponents, weakest first."""
+    return ["random", "greedy", "heuristic", "search:engine=compiled", shipped_policy(num_players)]
+
+
+def deal_set(num_players: int, quick: bool = False) -> dict:
+    """The deal set's description: protocol, players, seed, deals, games and checksum."""
+    config = RulesConfig(num_players=num_players)
+    deals = QUICK_DEALS if quick else FULL_DEALS
+    seed = DEAL_SEEDS[config.num_players]
+    return {"protocol": PROTOCOL, "players": config.num_players, "seed": seed, "deals": deals,
+            "games": deals * config.num_sides, "checksum": deal_set_checksum(config, seed, deals)}
+
+
+def deal_set_checksum(config: RulesConfig, seed: int, deals: int) -> str:
+    """sha256 over the drawn leader and the 28-tile order of the first ``CHECKSUM_HANDS`` hands of every deal."""
+    digest = hashlib.sha256(f"{PROTOCOL}|{config.num_players}|{seed}|{deals}".encode())
+    for deal in range(deals):
+        for hand in range(CHECKSUM_HANDS):
+            order, leader = hand_deal(config, deal_seed(seed, deal), hand)
+            digest.update(bytes([leader, *order]))
+    return digest.hexdigest()
+
+
+# ------------------------------------------------------------------ estimates
+def per_game_results(match, agent: int = 0) -> dict:
+    """Agent ``agent``'s win share and margin per game of an arena match, with each game's deal."""
+    share, margin, deal = [], [], []
+    for game in match.games:
+        side = game.side_agent.index(agent)
+        share.append(1.0 / len(game.winners) if side in game.winners else 0.0)
+        others = [s for i, s in enumerate(game.scores) if i != side]
+        margin.append(game.scores[side] - sum(others) / len(others))
+        deal.append(game.deal)
+    return {"win_share": np.array(share), "margin": np.array(margin), "deal": np.array(deal)}
+
+
+def per_deal_means(values, deals) -> np.ndarray:
+    """The mean of ``values`` over the games of each deal, in deal order."""
+    ids, inverse = np.unique(deals, return_inverse=True)
+    return np.bincount(inverse, weights=values) / np.bincount(inverse)
+
+
+def interval(mean, se) -> list:
+    return [float(mean - Z95 * se), float(mean + Z95 * se)]
+
+
+def raw_estimate(values, wilson=False) -> dict:
+    """Mean over games; the interval treats games as independent (Wilson's for a win rate)."""
+    n = len(values)
+    mean = float(np.mean(values))
+    se = float(np.std(values, ddof=1) / math.sqrt(n)) if n > 1 else float("nan")
+    ci = list(wilson_interval(float(np.sum(values)), n)) if wilson else interval(mean, se)
+    return {"mean": mean, "ci95": ci, "se": se}
+
+
+def duplicate_estimate(values, deals) -> dict:
+    """Mean over games; the interval from the per-deal means (deals are the independent units)."""
+    per_deal = per_deal_means(values, deals)
+    se = float(np.std(per_deal, ddof=1) / math.sqrt(len(per_deal)))
+    mean = float(np.mean(per_deal))
+    return {"mean": mean, "ci95": interval(mean, se), "se": se}
+
+
+def control_variate_estimate(y, x, mu, mu_se) -> dict:
+    """Cross-fitted control-variate mean of per-deal results ``y`` with per-deal luck ``x`` (known mean
+    ``mu``, estimated with standard error ``mu_se`` independently of ``y`` and ``x``).
+
+    The deals are split in halves A and B; ``c`` fitted on A (the least-squares slope of y on x) corrects
+    B and vice versa, so each half's ``mean(y - c (x - mu))`` has expectation ``E[y]`` whatever ``c``
+    is. Returns ``mean``, ``ci95``, ``se`` and the two slopes."""
+    y, x = np.asarray(y, float), np.asarray(x, float)
+    n = len(y)
+    halves = (np.arange(n) % 2 == 0, np.arange(n) % 2 == 1)
+    slopes = [_slope(y[h], x[h]) for h in halves]
+    corrected = np.empty(n)
+    for fit, apply in ((0, 1), (1, 0)):
+        h = halves[apply]
+        corrected[h] = y[h] - slopes[fit] * (x[h] - mu)
+    c = float(np.mean(slopes))
+    se = float(math.sqrt(np.var(corrected, ddof=1) / n + (c * mu_se) ** 2))
+    mean = float(np.mean(corrected))
+    return {"mean": mean, "ci95": interval(mean, se), "se": se, "slopes": [float(s) for s in slopes]}
+
+
+def _slope(y, x) -> float:
+    vx = np.var(x)
+    return float(np.cov(y, x, ddof=0)[0, 1] / vx) if vx > 0 else 0.0
+
+
+def estimates(candidate: dict, reference: dict = None, reference_sample: dict = None) -> dict:
+    """The three estimates of win rate and margin (see the module docstring)."""
+    result = {}
+    for metric in ("win_share", "margin"):
+        values, deals = candidate[metric], candidate["deal"]
+        raw = raw_estimate(values, wilson=metric == "win_share")
+        entry = {"raw": raw, "duplicate": duplicate_estimate(values, deals)}
+        if reference is not None and reference_sample is not None:
+            sample = per_deal_means(reference_sample[metric], reference_sample["deal"])
+            mu, mu_se = float(np.mean(sample)), float(np.std(sample, ddof=1) / math.sqrt(len(sample)))
+            entry["control_variate"] = control_variate_estimate(
+                per_deal_means(values, deals), per_deal_means(reference[metric], reference["deal"]), mu, mu_se)
+        for name in ("duplicate", "control_variate"):
+            if name in entry and raw["se"] > 0:
+                entry[name]["variance_reduction"] = float(1.0 - (entry[name]["se"] / raw["se"]) ** 2)
+        result["win_rate" if metric == "win_share" else "margin"] = entry
+    return result
+
+
+# ------------------------------------------------------------------ the run
+def run_benchmark(spec, num_players: int, quick: bool = False, opponents=None, workers: int = 1,
+                  progress: bool = False, log=None) -> dict:
+    """Score ``spec`` with the protocol; returns the scorecard as a dict (JSON-ready).
+
+    ``opponents`` (default: :func:`ladder`) replaces the ladder, e.g. for a partial run; the scorecard
+    says so. ``log(text)`` is called as each opponent starts."""
+    config = RulesConfig(num_players=num_players)
+    deals_info = deal_set(num_players, quick)
+    pinned = CHECKSUMS.get((config.num_players, deals_info["deals"]))
+    if pinned is not None and pinned != deals_info["checksum"]:
+        raise RuntimeError(f"deal set checksum {deals_info['checksum']} differs from the pinned {pinned}: "
+                           "the deal generator changed, so scores would not be comparable")
+    games = deals_info["games"]
+    seed = deals_info["seed"]
+    chosen = list(ladder(num_players) if opponents is None else opponents)
+    rows = []
+    for opponent in chosen:
+        if log:
+            log(f"{spec} vs {opponent}: {games} games")
+        specs = [spec] + [opponent] * (config.num_sides - 1)
+        match = run_match(config, specs, games, seed=seed, workers=workers, progress=progress)
+        candidate = per_game_results(match)
+        reference = reference_sample = None
+        if _has_batched_twin(opponent) and spec != REFERENCE:  # the reference cannot be its own control
+            ref_match = run_match(config, [REFERENCE] + [opponent] * (config.num_sides - 1), games, seed=seed,
+                                  workers=workers, progress=progress)
+            reference = per_game_results(ref_match)
+            reference_sample = batched_match(config, [REFERENCE] + [opponent] * (config.num_sides - 1),
+                                             num_deals(REFERENCE_DEALS, 1), seed=REFERENCE_SEED)
+        row = {"opponent": opponent, "games": len(match.games), **estimates(candidate, reference, reference_sample)}
+        if reference is None:
+            row["no_control_variate"] = "the candidate is the reference" if spec == REFERENCE else "no batched twin"
+        rows.append(row)
+    return {**deals_info, "candidate": str(spec), "reference": REFERENCE, "reference_deals": REFERENCE_DEALS,
+            "full_ladder": opponents is None, "quick": bool(quick), "opponents": rows}
+
+
+def _has_batched_twin(spec) -> bool:
+    name = spec.split(":", 1)[0] if isinstance(spec, str) else None
+    return name in ("random", "greedy", "heuristic") or (name == "ppo" and "," not in spec.split(":", 1)[1])
+
+
+# ------------------------------------------------------------------ the scorecard
+def format_scorecard(card: dict) -> str:
+    """The scorecard as markdown: one row per opponent, the three estimates of each number."""
+    lines = [f"# {card['protocol']}: `{card['candidate']}`, {card['players']} players", "",
+             f"Deal set: seed {card['seed']}, {card['deals']} deals, {card['games']} games per opponent "
+             f"(every rotation), sha256 `{card['checksum'][:16]}...`"
+             f"{' (quick)' if card['quick'] else ''}{'' if card['full_ladder'] else ' (partial ladder)'}. "
+             f"Control variate: `{card['reference']}`'s result on the same deals, its mean from "
+             f"{card['reference_deals']:,} other deals.", "",
+             "| opponent | games | win rate [95% CI] | duplicate | control variate (var. reduction) "
+             "| margin/game [95% CI] | duplicate | control variate (var. reduction) |",
+             "| --- | ---: | --- | --- | --- | --- | --- | --- |"]
+    for row in card["opponents"]:
+        cells = [f"`{_short(row['opponent'])}`", str(row["games"])]
+        for metric, digits in (("win_rate", 3), ("margin", 1)):
+            entry = row[metric]
+            cells.append(_mean_ci(entry["raw"], digits))
+            cells.append(_mean_ci(entry["duplicate"], digits, reduction=True))
+            cv = entry.get("control_variate")
+            cells.append(_mean_ci(cv, digits, reduction=True) if cv else f"n/a ({row['no_control_variate']})")
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _mean_ci(entry, digits, reduction=False) -> str:
+    lo, hi = entry["ci95"]
+    text = f"{entry['mean']:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
+    if reduction and "variance_reduction" in entry:
+        text += f" ({100 * entry['variance_reduction']:.0f}%)"
+    return text
+
+
+def _short(spec) -> str:
+    """A ppo:PATH spec with the path shortened to its file name."""
+    if isinstance(spec, str) and spec.startswith("ppo:"):
+        return "ppo:" + os.path.basename(spec[4:])
+    return str(spec)

@@ -1,0 +1,134 @@
+"""allfives-benchmark-v1 (arena.benchmark, `allfives benchmark`): pinned deal sets, scores equal to a plain
+arena match on the same deals, and a control variate that is unbiased and reduces the variance it reports."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from allfives_env.arena import run_match
+from allfives_env.arena.batched import batched_match
+from allfives_env.arena.benchmark import (
+    CHECKSUMS,
+    DEAL_SEEDS,
+    FULL_DEALS,
+    QUICK_DEALS,
+    control_variate_estimate,
+    deal_set,
+    deal_set_checksum,
+    estimates,
+    ladder,
+    per_deal_means,
+)
+from allfives_env.rules import RulesConfig
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+@pytest.mark.parametrize("quick", [True, False])
+def test_deal_sets_reproduce_their_pinned_checksums(num_players, quick):
+    info = deal_set(num_players, quick)
+    assert info["deals"] == (QUICK_DEALS if quick else FULL_DEALS)
+    assert info["checksum"] == CHECKSUMS[(num_players, info["deals"])]
+
+
+def test_the_checksum_sees_every_change_of_seed_size_or_players():
+    config = RulesConfig(num_players=2)
+    base = deal_set_checksum(config, DEAL_SEEDS[2], 5)
+    assert deal_set_checksum(config, DEAL_SEEDS[2] + 1, 5) != base
+    assert deal_set_checksum(config, DEAL_SEEDS[2], 6) != base
+    assert deal_set_checksum(RulesConfig(num_players=3), DEAL_SEEDS[2], 5) != base
+
+
+def run_cli(*args):
+    done = subprocess.run([sys.executable, "-m", "allfives_env.cli", *args], capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_greedys_scorecard_matches_plain_arena_matches_on_the_same_deals(tmp_path):
+    card_path, md_path = tmp_path / "card.json", tmp_path / "card.md"
+    out = run_cli("benchmark", "greedy", "--players", "2", "--quick", "--json", str(card_path),
+                  "--markdown", str(md_path), "--no-progress")
+    card = json.loads(card_path.read_text())
+    assert card["protocol"] == "allfives-benchmark-v1" and card["full_ladder"] and card["quick"]
+    assert [row["opponent"] for row in card["opponents"]] == ladder(2)
+    assert md_path.read_text() in out + "\n" or md_path.read_text().strip() == out.strip()
+    config = RulesConfig(num_players=2)
+    for row in card["opponents"][:3]:  # random, greedy, heuristic: the plain match, same seed and games
+        match = run_match(config, ["greedy", row["opponent"]], card["games"], seed=card["seed"]).to_dict()
+        me = match["agents"][0]
+        assert row["win_rate"]["raw"]["mean"] == pytest.approx(me["win_rate"])
+        assert row["win_rate"]["raw"]["ci95"] == pytest.approx(me["win_rate_ci95"])
+        assert row["margin"]["raw"]["mean"] == pytest.approx(me["margin_per_game"])
+        assert row["win_rate"]["duplicate"]["mean"] == pytest.approx(me["win_rate"])
+    assert "no_control_variate" in card["opponents"][3]  # search: no batched twin
+
+
+def test_bad_specs_and_outputs_fail_before_any_game(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "allfives_env.cli", "benchmark", "greedy", "--quick",
+                           "--opponents", "nope"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "unknown agent spec 'nope'" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    done = subprocess.run([sys.executable, "-m", "allfives_env.cli", "benchmark", "greedy", "--quick",
+                           "--json", str(tmp_path / "missing" / "x.json")], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 2 and "does not exist" in done.stderr
+
+
+# ------------------------------------------------------------------ the control variate
+def test_control_variate_is_unbiased_and_its_standard_error_is_honest_on_synthetic_deals():
+    """y = 0.3 + 0.8 x + noise with E[x] = mu known up to mu_se: over many deal sets the estimate's mean is
+    E[y] and its spread matches the reported standard error, below the plain mean's."""
+    rng = np.random.default_rng(0)
+    estimates_, plain, reported = [], [], []
+    for _ in range(3000):
+        x = rng.normal(1.0, 1.0, 60)
+        y = 0.3 + 0.8 * x + rng.normal(0, 0.5, 60)
+        mu_sample = rng.normal(1.0, 1.0, 6000)
+        cv = control_variate_estimate(y, x, mu_sample.mean(), mu_sample.std(ddof=1) / np.sqrt(6000))
+        estimates_.append(cv["mean"])
+        plain.append(y.mean())
+        reported.append(cv["se"])
+    assert np.mean(estimates_) == pytest.approx(1.1, abs=0.01)  # E[y] = 0.3 + 0.8
+    assert np.std(estimates_) == pytest.approx(np.mean(reported), rel=0.1)
+    assert np.var(estimates_) < 0.35 * np.var(plain)  # 1 - rho^2 = 0.25/0.89 of the plain variance
+
+
+def batched_estimates(seed, candidate_spec, opponent, deals=40):
+    """One small benchmark on the batched env, greedy's luck on the same deals as the control variate."""
+    config = RulesConfig(num_players=2)
+    candidate = batched_match(config, [candidate_spec, opponent], deals, seed=seed)
+    reference = batched_match(config, ["greedy", opponent], deals, seed=seed)  # the same deals
+    sample = batched_match(config, ["greedy", opponent], 2000, seed=10_000 + seed)
+    return estimates(candidate, reference, sample)["margin"]
+
+
+@pytest.mark.parametrize("candidate_spec,opponent", [("heuristic", "random"), ("random", "heuristic")])
+def test_on_real_games_the_control_variate_is_unbiased_and_reports_its_reduction_truly(candidate_spec, opponent):
+    """Over 60 independent deal sets: the control-variate estimates average to the raw estimates' mean, and
+    their variance relative to the raw estimates' is what the reported standard errors say."""
+    runs = [batched_estimates(seed, candidate_spec, opponent) for seed in range(60)]
+    raw = np.array([r["raw"]["mean"] for r in runs])
+    cv = np.array([r["control_variate"]["mean"] for r in runs])
+    difference = cv - raw
+    assert abs(difference.mean()) < 3.5 * difference.std(ddof=1) / np.sqrt(len(runs)) + 1e-9
+    empirical = np.var(cv, ddof=1) / np.var(raw, ddof=1)
+    reported = np.mean([r["control_variate"]["se"] ** 2 for r in runs]) / np.mean([r["raw"]["se"] ** 2 for r in runs])
+    assert 0.6 * reported < empirical < 1.6 * reported
+
+
+def test_per_deal_means_average_each_deals_games():
+    assert per_deal_means(np.array([1.0, 0.0, 0.5, 0.5, 1.0, 1.0]), np.array([0, 0, 1, 1, 2, 2])).tolist() == \
+        [0.5, 0.5, 1.0]
+
+
+def test_batched_match_plays_every_rotation_and_counts_the_margin_zero_sum():
+    config = RulesConfig(num_players=3)
+    result = batched_match(config, ["greedy", "greedy", "greedy"], 30, seed=1)
+    assert len(result["win_share"]) == 90 and set(result["deal"]) == set(range(30))
+    # self-play on the same deals in every rotation: each deal's shares sum to 1 over the three seats' games
+    assert np.allclose(np.bincount(result["deal"], weights=result["win_share"]), 1.0)
+    assert np.allclose(np.bincount(result["deal"], weights=result["margin"]), 0.0)
