@@ -91,6 +91,16 @@ def train(algo, iterations):
     return history
 
 
+def env_runner_nodes(algo) -> list:
+    """The Ray node id of each remote env runner (where sampling ran)."""
+    import ray
+
+    if algo.env_runner_group is None or algo.env_runner_group.num_remote_env_runners() == 0:
+        return []
+    return algo.env_runner_group.foreach_env_runner(lambda runner: ray.get_runtime_context().get_node_id(),
+                                                    local_env_runner=False)
+
+
 def evaluate(module, args):
     """Duplicate-deal arena matches of the greedy-over-logits policy against each spec."""
     from allfives_env.arena import format_table, run_match
@@ -122,6 +132,7 @@ def main(argv=None):
         algo = build_config(args).build_algo()
         try:
             history = train(algo, args.iterations)
+            nodes = env_runner_nodes(algo)
             if args.checkpoint:
                 algo.save_to_path(args.checkpoint)
             results = evaluate(algo.get_module("main"), args)
@@ -130,7 +141,7 @@ def main(argv=None):
     finally:
         if started:
             ray.shutdown()
-    summary = {"train": history, "eval": results}
+    summary = {"train": history, "eval": results, "env_runner_nodes": nodes}
     if args.json:
         with open(args.json, "w") as f:
             json.dump(summary, f, indent=1)

@@ -160,3 +160,28 @@ def test_example_runs_one_selfplay_iteration_on_a_local_cluster(tmp_path):
     for match in summary["eval"]:
         assert match["games"] == 4 and match["agents"][0]["spec"] == "rllib_ppo"
     assert json.loads(out.read_text())["train"][0]["iteration"] == 1
+
+
+def test_the_example_runs_unchanged_on_a_two_node_cluster():
+    """A head and a worker node (ray.cluster_utils.Cluster: two raylets on this machine, one CPU each); the
+    example, given the cluster's --address, spreads its two env runners over both nodes."""
+    from ray.cluster_utils import Cluster
+
+    spec = importlib.util.spec_from_file_location("rllib_selfplay_example", EXAMPLE)
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False})
+    try:
+        cluster.add_node(num_cpus=1)
+        cluster.wait_for_nodes()
+        ray.init(address=cluster.address)
+        nodes = {node["NodeID"] for node in ray.nodes() if node["Alive"]}
+        assert len(nodes) == 2
+        summary = example.main(["--address", cluster.address, "--num-env-runners", "2", "--iterations", "2",
+                                "--batch-size", "256", "--minibatch-size", "128", "--epochs", "1", "--hiddens", "32",
+                                "--eval-games", "2", "--eval-against", "greedy"])
+        assert set(summary["env_runner_nodes"]) == nodes  # one env runner on each node
+        assert summary["train"][-1]["env_steps"] >= 512
+    finally:
+        ray.shutdown()
+        cluster.shutdown()
