@@ -29,7 +29,10 @@ def parse_args(argv=None):
     p.add_argument("--reward", default="zero_sum", choices=["points", "zero_sum", "win"])
     p.add_argument("--reward-scale", type=float, default=None,
                    help="multiplies every reward; default 1/35 for points rewards (35 = most points in one play), 1 for win")
-    p.add_argument("--iterations", type=int, default=5, help="PPO training iterations")
+    p.add_argument("--iterations", type=int, default=5, help="PPO training iterations (at most, with --minutes)")
+    p.add_argument("--minutes", type=float, default=0.0, help="stop after this much training time (0: none)")
+    p.add_argument("--curve-every", type=float, default=0.0,
+                   help="minutes between learning-curve points (200 games against greedy, seed 12345; 0: none)")
     p.add_argument("--batch-size", type=int, default=4000, help="env steps per iteration (train_batch_size_per_learner)")
     p.add_argument("--minibatch-size", type=int, default=500)
     p.add_argument("--epochs", type=int, default=5, help="passes over each batch")
@@ -41,6 +44,7 @@ def parse_args(argv=None):
     p.add_argument("--num-cpus", type=int, default=None, help="CPUs for the local cluster (default: all)")
     p.add_argument("--eval-against", nargs="+", default=["greedy", "random"], help="arena specs")
     p.add_argument("--eval-games", type=int, default=100)
+    p.add_argument("--eval-seed", type=int, default=2026, help="the evaluation's deals (none used in training)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--checkpoint", default=None, help="save the trained algorithm here")
     p.add_argument("--json", default=None, help="write the numbers of this run here")
@@ -68,12 +72,17 @@ def build_config(args):
     )
 
 
-def train(algo, iterations):
-    """Run ``iterations`` of PPO; returns one summary dict per iteration."""
+def train(algo, iterations, minutes=0.0, curve_every=0.0, players=2):
+    """Run ``iterations`` of PPO (or until ``minutes`` of training); returns one summary dict per iteration,
+    with a learning-curve point against greedy every ``curve_every`` minutes (``win_rate`` in that row)."""
     history = []
+    trained, next_point = 0.0, 0.0
     for i in range(iterations):
+        if minutes and trained >= 60 * minutes:
+            break
         t0 = time.perf_counter()
         result = algo.train()
+        trained += time.perf_counter() - t0
         runners = result.get("env_runners", {})
         learner = result.get("learners", {}).get("main", {})
         row = {
@@ -86,9 +95,24 @@ def train(algo, iterations):
             "vf_loss": learner.get("vf_loss"),
             "entropy": learner.get("entropy"),
         }
+        row["train_seconds"] = trained
+        if curve_every and trained >= next_point:
+            row["win_rate"] = curve_point(algo.get_module("main"), players)
+            next_point += 60 * curve_every
         history.append({k: (float(v) if hasattr(v, "__float__") else v) for k, v in row.items()})
         print(" ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in history[-1].items()))
     return history
+
+
+def curve_point(module, players) -> float:
+    from allfives_env.arena import run_match
+    from allfives_env.integrations.rllib import RLlibAgent
+    from allfives_env.rules import RulesConfig
+
+    config = RulesConfig(num_players=players)
+    match = run_match(config, [RLlibAgent(module, name="rllib_ppo")] + ["greedy"] * (config.num_sides - 1), 200,
+                      seed=12345)
+    return match.to_dict()["agents"][0]["win_rate"]
 
 
 def env_runner_nodes(algo) -> list:
@@ -112,7 +136,7 @@ def evaluate(module, args):
     results = []
     for spec in args.eval_against:
         specs = [agent] + [spec] * (config.num_sides - 1)
-        match = run_match(config, specs, games=args.eval_games, seed=args.seed + 1)
+        match = run_match(config, specs, games=args.eval_games, seed=args.eval_seed)
         print(format_table(match))
         results.append(match.to_dict())
     return results
@@ -131,7 +155,7 @@ def main(argv=None):
     try:
         algo = build_config(args).build_algo()
         try:
-            history = train(algo, args.iterations)
+            history = train(algo, args.iterations, args.minutes, args.curve_every, args.players)
             nodes = env_runner_nodes(algo)
             if args.checkpoint:
                 algo.save_to_path(args.checkpoint)

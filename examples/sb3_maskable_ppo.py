@@ -51,6 +51,8 @@ def parse_args(argv=None):
     p.add_argument("--net", type=int, nargs="+", default=[128, 128], help="hidden layer sizes (policy and value)")
     p.add_argument("--reward-scale", type=float, default=0.02, help="multiplies the zero-sum points")
     p.add_argument("--win-bonus", type=float, default=1.0, help="+bonus for a won game, -bonus for a lost one")
+    p.add_argument("--curve-every", type=float, default=0.0,
+                   help="minutes between learning-curve points (200 games against greedy, seed 12345; 0: none)")
     p.add_argument("--eval-against", nargs="+", default=["greedy", "random"], help="arena specs to play after training")
     p.add_argument("--eval-games", type=int, default=1000)
     p.add_argument("--eval-seed", type=int, default=2026)
@@ -97,19 +99,35 @@ def make_env(args):
 
 
 class Budget:
-    """A callback that stops training after ``minutes`` of wall time."""
+    """A callback that stops training after ``minutes`` of wall time and, every ``curve_every`` minutes,
+    plays the policy against greedy (200 games on the training evaluations' deals) for a learning curve."""
 
-    def __new__(cls, minutes):
+    def __new__(cls, minutes, curve_every=0.0, players=2):
         from stable_baselines3.common.callbacks import BaseCallback
 
         class _Budget(BaseCallback):
             def _on_training_start(self):
-                self.t0 = time.perf_counter()
+                self.t0, self.spent, self.curve, self.next_point = time.perf_counter(), 0.0, [], 0.0
 
             def _on_step(self):
-                return not minutes or time.perf_counter() - self.t0 < 60 * minutes
+                elapsed = time.perf_counter() - self.t0 - self.spent
+                if curve_every and elapsed >= self.next_point:
+                    t = time.perf_counter()
+                    rate = curve_point(self.model, players)
+                    self.curve.append({"seconds": elapsed, "decisions": self.model.num_timesteps, "win_rate": rate})
+                    self.next_point += 60 * curve_every
+                    self.spent += time.perf_counter() - t  # evaluation time is not training time
+                return not minutes or elapsed < 60 * minutes
 
         return _Budget()
+
+
+def curve_point(model, players) -> float:
+    agent = PolicyAgent(lambda obs, mask: model.predict(obs, action_masks=mask, deterministic=True)[0],
+                        obs="flat", name="maskable_ppo")
+    config = RulesConfig(num_players=players)
+    match = run_match(config, [agent] + ["greedy"] * (config.num_sides - 1), 200, seed=12345)
+    return match.to_dict()["agents"][0]["win_rate"]
 
 
 def train(args):
@@ -124,7 +142,9 @@ def train(args):
                         ent_coef=args.ent_coef, policy_kwargs={"net_arch": list(args.net)}, seed=args.seed,
                         verbose=0, device="cpu")
     t0 = time.perf_counter()
-    model.learn(total_timesteps=args.timesteps, callback=Budget(args.minutes))
+    budget = Budget(args.minutes, args.curve_every, args.players)
+    model.learn(total_timesteps=args.timesteps, callback=budget)
+    model.curve = budget.curve
     return model, time.perf_counter() - t0
 
 
@@ -150,7 +170,8 @@ def main(argv=None):
     if args.save:
         model.save(args.save)
     results = evaluate(model, args)
-    summary = {"args": vars(args), "timesteps": model.num_timesteps, "train_seconds": seconds, "eval": results}
+    summary = {"args": vars(args), "timesteps": model.num_timesteps, "train_seconds": seconds,
+               "curve": model.curve, "eval": results}
     if args.json:
         with open(args.json, "w") as f:
             json.dump(summary, f, indent=1)

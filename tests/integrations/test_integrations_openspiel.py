@@ -419,3 +419,22 @@ def test_openspiel_refuses_unknown_parameters_and_illegal_actions():
     state = load(players=2).new_initial_state()
     with pytest.raises(ValueError, match=r"action 7 is not allowed here; leader chance outcomes: \[0, 1\]"):
         state.apply_action(7)
+
+
+def test_the_dqn_example_trains_and_scores_in_the_arena(tmp_path):
+    """examples/openspiel_dqn.py: a learning curve and a final arena match, written as JSON."""
+    import importlib.util
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "examples" / "openspiel_dqn.py"
+    spec = importlib.util.spec_from_file_location("openspiel_dqn_example", path)
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    out = tmp_path / "dqn.json"
+    summary = example.main(["--minutes", "0.05", "--eval-every", "0.02", "--eval-games", "4", "--hidden", "32",
+                            "--json", str(out)])
+    assert summary["decisions"] > 0 and summary["hands"] > 0
+    assert len(summary["curve"]) >= 2 and all(0 <= p["win_rate"] <= 1 for p in summary["curve"])
+    assert summary["final"]["games"] == 4 and summary["final"]["spec"] == "openspiel_dqn"
+    assert json.loads(out.read_text())["decisions"] == summary["decisions"]
