@@ -72,7 +72,7 @@ class TrainConfig:
     opp_fixed: float = 0.0
     """share of games against ``fixed_opponent`` (``allfives exploit`` trains with 1.0)"""
     fixed_opponent: typing.Optional[str] = None
-    """the agent of the ``opp_fixed`` games: a spec with a batched twin (random, greedy, heuristic, ppo:PATH)"""
+    """the agent of the ``opp_fixed`` games: a spec with a batched twin (random, greedy, heuristic, ppo:PATH, search:engine=compiled)"""
     snapshot_every: int = 10
     """add the current policy to the snapshot pool every this many updates"""
     pool_size: int = 10

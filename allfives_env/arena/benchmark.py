@@ -27,14 +27,15 @@ The protocol (documented for citation on the docs' Benchmark page):
     deal as a fixed reference player (``REFERENCE``, greedy) measures it: the
     reference's per-deal result against the same opponent on the same deals,
     centred on its expectation, which is estimated on ``REFERENCE_DEALS``
-    independent deals of the batched env (same deal distribution). ``c`` is fitted
+    independent deals of the batched env (same deal distribution; a tenth of
+    them with ``quick``). ``c`` is fitted
     on one half of the deals and applied to the other (cross-fitting), so the
     estimate is unbiased; its interval adds the error of the expectation.
     ``variance_reduction`` is ``1 - var(estimate) / var(raw estimate)``.
 
-  Opponents without a batched twin (``search``) get no control variate (its
-  reference sample would cost as much as the benchmark), nor does the reference
-  itself as candidate; ``duplicate`` stands.
+  Opponents without a batched twin (:mod:`allfives_env.agents.batched`) get no
+  control variate (their reference sample would cost as much as the benchmark),
+  nor does the reference itself as candidate; ``duplicate`` stands.
 """
 
 import hashlib
@@ -43,11 +44,12 @@ import os
 
 import numpy as np
 
+from ..agents.batched import check_batched_spec
 from ..rules.config import RulesConfig
 from .batched import batched_match
 from .deals import hand_deal
 from .match import run_match
-from .schedule import deal_seed, num_deals
+from .schedule import deal_seed
 from .stats import wilson_interval
 
 PROTOCOL = "allfives-benchmark-v1"
@@ -201,6 +203,7 @@ def run_benchmark(spec, num_players: int, quick: bool = False, opponents=None, w
     games = deals_info["games"]
     seed = deals_info["seed"]
     chosen = list(ladder(num_players) if opponents is None else opponents)
+    reference_deals = REFERENCE_DEALS // 10 if quick else REFERENCE_DEALS
     rows = []
     for opponent in chosen:
         if log:
@@ -214,18 +217,21 @@ def run_benchmark(spec, num_players: int, quick: bool = False, opponents=None, w
                                   workers=workers, progress=progress)
             reference = per_game_results(ref_match)
             reference_sample = batched_match(config, [REFERENCE] + [opponent] * (config.num_sides - 1),
-                                             num_deals(REFERENCE_DEALS, 1), seed=REFERENCE_SEED)
+                                             reference_deals, seed=REFERENCE_SEED)
         row = {"opponent": opponent, "games": len(match.games), **estimates(candidate, reference, reference_sample)}
         if reference is None:
             row["no_control_variate"] = "the candidate is the reference" if spec == REFERENCE else "no batched twin"
         rows.append(row)
-    return {**deals_info, "candidate": str(spec), "reference": REFERENCE, "reference_deals": REFERENCE_DEALS,
+    return {**deals_info, "candidate": str(spec), "reference": REFERENCE, "reference_deals": reference_deals,
             "full_ladder": opponents is None, "quick": bool(quick), "opponents": rows}
 
 
 def _has_batched_twin(spec) -> bool:
-    name = spec.split(":", 1)[0] if isinstance(spec, str) else None
-    return name in ("random", "greedy", "heuristic") or (name == "ppo" and "," not in spec.split(":", 1)[1])
+    try:
+        check_batched_spec(spec)
+    except ValueError:
+        return False
+    return True
 
 
 # ------------------------------------------------------------------ the scorecard

@@ -64,7 +64,18 @@ def test_greedys_scorecard_matches_plain_arena_matches_on_the_same_deals(tmp_pat
         assert row["win_rate"]["raw"]["ci95"] == pytest.approx(me["win_rate_ci95"])
         assert row["margin"]["raw"]["mean"] == pytest.approx(me["margin_per_game"])
         assert row["win_rate"]["duplicate"]["mean"] == pytest.approx(me["win_rate"])
-    assert "no_control_variate" in card["opponents"][3]  # search: no batched twin
+    # greedy is the control variate's reference: it gets none against any rung
+    assert all(row["no_control_variate"] == "the candidate is the reference" for row in card["opponents"])
+
+
+def test_other_candidates_get_a_control_variate_against_opponents_with_a_batched_twin():
+    from allfives_env.arena.benchmark import run_benchmark
+
+    card = run_benchmark("heuristic", 2, quick=True, opponents=["random", "search"])
+    with_twin, without = card["opponents"]
+    assert "control_variate" in with_twin["win_rate"] and "control_variate" in with_twin["margin"]
+    assert card["reference_deals"] == 2000 and not card["full_ladder"]
+    assert without["no_control_variate"] == "no batched twin"  # search's Python engine has none
 
 
 def test_bad_specs_and_outputs_fail_before_any_game(tmp_path):
