@@ -28,7 +28,6 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PY = sys.executable
 ALLFIVES = os.path.join(os.path.dirname(PY), "allfives")
 SEED = 2026
-GAMES = 2000  # set from --games
 
 
 def run(cmd, log):
@@ -36,7 +35,7 @@ def run(cmd, log):
         subprocess.run(cmd, cwd=ROOT, stdout=f, stderr=subprocess.STDOUT, check=True)
 
 
-def ours(minutes, out):
+def ours(minutes, out, games):
     run_dir = os.path.join(out, "ours_run")
     run([ALLFIVES, "train", "--config", "configs/ppo_2p.yaml", "--run-dir", run_dir, f"max_minutes={minutes}",
          "progress=false", "tensorboard=false", "eval_opponents=[greedy]", "best_metric=greedy"],
@@ -48,24 +47,24 @@ def ours(minutes, out):
                 curve.append({"seconds": float(row["wall_s"]), "decisions": int(float(row["global_step"])),
                               "win_rate": float(row["eval_greedy_win"])})
     result = os.path.join(out, "ours_eval.json")
-    run([ALLFIVES, "eval", "--players", "2", "--agents", f"ppo:{run_dir}/policy.pt", "greedy", "--games", str(GAMES),
+    run([ALLFIVES, "eval", "--players", "2", "--agents", f"ppo:{run_dir}/policy.pt", "greedy", "--games", str(games),
          "--seed", str(SEED), "--json", result, "--no-progress"], os.path.join(out, "ours_eval.log"))
     final = json.load(open(result))["agents"][0]
     return {"decisions": curve[-1]["decisions"] if curve else None, "curve": curve, "final": final}
 
 
-def sb3(minutes, out):
+def sb3(minutes, out, games):
     path = os.path.join(out, "sb3.json")
     run([PY, "examples/sb3_maskable_ppo.py", "--minutes", str(minutes), "--curve-every", "1", "--eval-games",
-         str(GAMES), "--eval-seed", str(SEED), "--eval-against", "greedy", "--json", path], os.path.join(out, "sb3.log"))
+         str(games), "--eval-seed", str(SEED), "--eval-against", "greedy", "--json", path], os.path.join(out, "sb3.log"))
     data = json.load(open(path))
     return {"decisions": data["timesteps"], "curve": data["curve"], "final": data["eval"][0]["agents"][0]}
 
 
-def rllib(minutes, out):
+def rllib(minutes, out, games):
     path = os.path.join(out, "rllib.json")
     run([PY, "examples/rllib_selfplay.py", "--minutes", str(minutes), "--iterations", "100000", "--curve-every", "1",
-         "--num-env-runners", "1", "--num-cpus", "2", "--eval-games", str(GAMES), "--eval-seed", str(SEED),
+         "--num-env-runners", "1", "--num-cpus", "2", "--eval-games", str(games), "--eval-seed", str(SEED),
          "--eval-against", "greedy", "--json", path], os.path.join(out, "rllib.log"))
     data = json.load(open(path))
     curve = [{"seconds": r["train_seconds"], "decisions": r["env_steps"], "win_rate": r["win_rate"]}
@@ -73,9 +72,9 @@ def rllib(minutes, out):
     return {"decisions": data["train"][-1]["env_steps"], "curve": curve, "final": data["eval"][0]["agents"][0]}
 
 
-def dqn(minutes, out):
+def dqn(minutes, out, games):
     path = os.path.join(out, "dqn.json")
-    run([PY, "examples/openspiel_dqn.py", "--minutes", str(minutes), "--eval-every", "1", "--eval-games", str(GAMES),
+    run([PY, "examples/openspiel_dqn.py", "--minutes", str(minutes), "--eval-every", "1", "--eval-games", str(games),
          "--eval-seed", str(SEED), "--json", path], os.path.join(out, "dqn.log"))
     data = json.load(open(path))
     return {"decisions": data["decisions"], "curve": data["curve"], "final": data["final"]}
@@ -120,27 +119,25 @@ def main():
     p.add_argument("--only", nargs="+", choices=list(RECIPES), default=list(RECIPES))
     p.add_argument("--games", type=int, default=2000, help="games of each final evaluation")
     args = p.parse_args()
-    global GAMES
-    GAMES = args.games
     os.makedirs(args.out, exist_ok=True)
     results = {}
     for name in args.only:
         method, library, recipe = RECIPES[name]
         t0 = time.perf_counter()
-        r = recipe(args.minutes, args.out)
+        r = recipe(args.minutes, args.out, args.games)
         results[name] = {"method": method, "library": library, "minutes": args.minutes,
                          "wall_seconds": time.perf_counter() - t0, **r}
         with open(os.path.join(args.out, "baselines.json"), "w") as f:
             json.dump(results, f, indent=1)
         print(f"{name}: {r['final']['win_rate']:.3f}", file=sys.stderr, flush=True)
-    print(f"| method | library | budget | learner decisions | vs greedy, {GAMES} games [95% CI] | >= 0.60 |")
+    print(f"| method | library | budget | decisions trained on | vs greedy, {args.games} games [95% CI] | >= 0.60 |")
     print("| --- | --- | --- | ---: | --- | :---: |")
     for r in results.values():
         f = r["final"]
         lo, hi = f["win_rate_ci95"]
         decisions = f"{r['decisions'] / 1e6:.1f} M" if r["decisions"] else "-"
         print(f"| {r['method']} | {r['library']} | {r['minutes']:g} min | {decisions} | {f['win_rate']:.3f} "
-              f"[{lo:.3f}, {hi:.3f}] | {'yes' if lo >= 0.6 else 'no'} |")
+              f"[{lo:.3f}, {hi:.3f}] | {'yes' if f['win_rate'] >= 0.6 else 'no'} |")
     plot(results, os.path.join(args.out, "baselines_curves.png"))
 
 

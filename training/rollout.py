@@ -329,7 +329,8 @@ class Collector:
                 "pending": self.pending, "num_carry": self.num_carry, "env_steps": self.env_steps,
                 "carry": {name: getattr(self.buffer, name)[:self.num_carry].copy()
                           for name in CARRIED},
-                "exclusions": None if self.exclusions is None else self.exclusions.state_dict()}
+                "exclusions": None if self.exclusions is None else self.exclusions.state_dict(),
+                "fixed": None if self.fixed is None else self.fixed.state_dict()}
 
     def load_state_dict(self, state):
         self.env.load_state_dict(state["env"])
@@ -339,5 +340,7 @@ class Collector:
         self.pending, self.num_carry, self.env_steps = state["pending"], state["num_carry"], state["env_steps"]
         if self.exclusions is not None:
             self.exclusions.load_state_dict(state["exclusions"])
+        if self.fixed is not None:
+            self.fixed.load_state_dict(state["fixed"])
         for name, value in state["carry"].items():
             getattr(self.buffer, name)[:self.num_carry] = value

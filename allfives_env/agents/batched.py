@@ -46,6 +46,13 @@ class BatchedAgent:
     def after_step(self, out):
         pass
 
+    def state_dict(self) -> dict:
+        """What the agent keeps between steps (random streams, per-game memory), as plain arrays."""
+        return {}
+
+    def load_state_dict(self, state: dict) -> None:
+        """Continue from :meth:`state_dict` (a trainer's exact resume)."""
+
     def __repr__(self):
         return self.name
 
@@ -64,6 +71,12 @@ class BatchedRandom(BatchedAgent):
         random_legal_actions(out.mask[games], streams, into)
         self._streams[games] = streams
         return into
+
+    def state_dict(self) -> dict:
+        return {"streams": self._streams.copy()}
+
+    def load_state_dict(self, state):
+        self._streams[...] = state["streams"]
 
 
 class BatchedGreedy(BatchedAgent):
@@ -118,6 +131,13 @@ class BatchedPolicy(BatchedAgent):
         if self._tracker is not None:
             self._tracker.after_step(out)
 
+    def state_dict(self) -> dict:
+        return {} if self._tracker is None else {"exclusions": self._tracker.state_dict()}
+
+    def load_state_dict(self, state):
+        if self._tracker is not None:
+            self._tracker.load_state_dict(state["exclusions"])
+
     def actions(self, out, games, into):
         if len(games) == 0:
             return into
@@ -150,6 +170,12 @@ class BatchedSearch(BatchedAgent):
         self._cfg, self._fcfg, _ = kernel_config(venv.config, default_layout(venv.num_players), "game", "points",
                                                  False)
         self._greedy = BatchedGreedy(venv)
+
+    def state_dict(self) -> dict:
+        return {"rng": self._searcher.rng.copy()}
+
+    def load_state_dict(self, state):
+        self._searcher.rng[...] = state["rng"]
 
     def actions(self, out, games, into):
         from .search import best_action

@@ -212,7 +212,8 @@ def run_benchmark(spec, num_players: int, quick: bool = False, opponents=None, w
         match = run_match(config, specs, games, seed=seed, workers=workers, progress=progress)
         candidate = per_game_results(match)
         reference = reference_sample = None
-        if _has_batched_twin(opponent) and spec != REFERENCE:  # the reference cannot be its own control
+        # the reference cannot be its own control, and against itself its per-deal result is constant
+        if _has_batched_twin(opponent) and REFERENCE not in (spec, opponent):
             ref_match = run_match(config, [REFERENCE] + [opponent] * (config.num_sides - 1), games, seed=seed,
                                   workers=workers, progress=progress)
             reference = per_game_results(ref_match)
@@ -220,7 +221,9 @@ def run_benchmark(spec, num_players: int, quick: bool = False, opponents=None, w
                                              reference_deals, seed=REFERENCE_SEED)
         row = {"opponent": opponent, "games": len(match.games), **estimates(candidate, reference, reference_sample)}
         if reference is None:
-            row["no_control_variate"] = "the candidate is the reference" if spec == REFERENCE else "no batched twin"
+            row["no_control_variate"] = ("the candidate is the reference" if spec == REFERENCE else
+                                         "the reference against itself is constant" if opponent == REFERENCE else
+                                         "no batched twin")
         rows.append(row)
     return {**deals_info, "candidate": str(spec), "reference": REFERENCE, "reference_deals": reference_deals,
             "full_ladder": opponents is None, "quick": bool(quick), "opponents": rows}

@@ -115,7 +115,8 @@ class LearnerGames:
 
     # ------------------------------------------------------------------ API
     def reset(self, seed=None):
-        """New games in every env; ``seed`` fixes every later deal, learner seat and opponent choice."""
+        """New games in every env; ``seed`` fixes every later deal, learner seat and opponent choice (for
+        this ``num_envs``: the learner seats come from one generator, drawn as episodes end)."""
         check_seed(seed)
         env_seed, agent_seed, seat_seed = np.random.SeedSequence(seed).generate_state(3, np.uint64)
         self._rng = np.random.default_rng(int(seat_seed))
@@ -168,7 +169,8 @@ class LearnerGames:
 
     def final(self):
         """``(final_obs, final_scores, final_outcome)`` of the episodes that ended in the last call
-        (rows where ``terminated``): the learner seat's last observation, each side's final score
+        (rows where ``terminated``): the learner seat's last observation (with ``control="side"``: the
+        partnership's first seat's), each side's final score
         and the learner's outcome (+1 won, -1 lost, 0 drawn-game winner)."""
         return self._final_obs, self._final_scores, self._final_outcome
 
@@ -190,6 +192,11 @@ class LearnerGames:
             return (to_move % 2) == (self.seat % 2)
         return to_move == self.seat
 
+    def _viewers(self):
+        """Who sees each game's final observation: the learner seat, or with ``control="side"`` the
+        partnership's first seat (as :class:`SingleAgentAllFives` reports it)."""
+        return self.seat % 2 if self.control == "side" else self.seat
+
     def _draw_seats(self, which):
         """A learner seat for each game in ``which`` (a bool mask) that starts an episode."""
         if self.learner == "random":
@@ -201,7 +208,7 @@ class LearnerGames:
         """One batched step; credits the learner side's gains and records the episodes that end."""
         for agent in self._agents.values():
             agent.before_step(actions)
-        out = self.venv.step(actions, final_viewers=self.seat)
+        out = self.venv.step(actions, final_viewers=self._viewers())
         for agent in self._agents.values():
             agent.after_step(out)
         gain = out.rewards[self._all, self.seat]

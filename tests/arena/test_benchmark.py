@@ -21,6 +21,7 @@ from allfives_env.arena.benchmark import (
     estimates,
     ladder,
     per_deal_means,
+    per_game_results,
 )
 from allfives_env.rules import RulesConfig
 
@@ -129,6 +130,18 @@ def test_on_real_games_the_control_variate_is_unbiased_and_reports_its_reduction
     empirical = np.var(cv, ddof=1) / np.var(raw, ddof=1)
     reported = np.mean([r["control_variate"]["se"] ** 2 for r in runs]) / np.mean([r["raw"]["se"] ** 2 for r in runs])
     assert 0.6 * reported < empirical < 1.6 * reported
+
+
+def test_the_batched_reference_sample_estimates_what_the_arena_plays():
+    """The control variate's expectation comes from the batched env: greedy against heuristic there and in
+    the arena (other deals, the same distribution and agents) agree within their intervals."""
+    config = RulesConfig(num_players=2)
+    arena = per_game_results(run_match(config, ["greedy", "heuristic"], 400, seed=77))
+    batched = batched_match(config, ["greedy", "heuristic"], 3000, seed=78)
+    for metric in ("win_share", "margin"):
+        a, b = arena[metric], batched[metric]
+        se = np.sqrt(a.var(ddof=1) / len(a) + b.var(ddof=1) / len(b))
+        assert abs(a.mean() - b.mean()) < 3 * se, metric
 
 
 def test_per_deal_means_average_each_deals_games():

@@ -45,6 +45,7 @@ def vector_episodes(num_players, opponents, options, num_envs=12, steps=40, cont
             if terminated[b]:
                 running[b]["outcome"] = float(games.final()[2][b])
                 running[b]["scores"] = games.final()[1][b].tolist()
+                running[b]["final_obs"] = games.final()[0][b].copy()
                 finished.append(running[b])
                 running[b] = start(b)
     return finished
@@ -72,6 +73,7 @@ def test_the_same_learner_episodes_as_the_single_game_wrapper(num_players, oppon
             obs, reward, terminated, truncated, info = single.step(int(np.argmax(v_mask)))
             assert reward == pytest.approx(v_reward), k
             assert terminated == (k == len(episode["steps"]) - 1)
+        np.testing.assert_array_equal(obs, episode["final_obs"], err_msg="the learner's final view")
         final = info["scores"]
         assert list(final) == episode["scores"]
         mine = final[single.config.side_of(episode["seat"])]

@@ -139,10 +139,15 @@ def policy_features(policy: dict, path="<memory>") -> str:
 
 def build_policy(policy: dict, path="<memory>"):
     """A :class:`~allfives_env.agents.ppo.network.PolicyNet` with the record's weights."""
+    import torch
+
     from .network import PolicyNet
 
     try:
-        net = PolicyNet(**policy["net"])
+        # the stored weights replace the initial ones: build under a forked RNG, so that loading a policy
+        # never moves torch's global generator (a trainer that loads an opponent stays reproducible)
+        with torch.random.fork_rng(devices=[]):
+            net = PolicyNet(**policy["net"])
         net.load_state_dict(policy["state_dict"])
     except (RuntimeError, TypeError, KeyError, ValueError) as exc:
         raise CheckpointError(f"{path!r}: the network does not match its stored shape ({exc})") from None
