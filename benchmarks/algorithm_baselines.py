@@ -97,16 +97,16 @@ def plot(results, path):
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
     for name, r in results.items():
         xs = [p["seconds"] / 60 for p in r["curve"]]
-        ds = [p["decisions"] / 1e6 for p in r["curve"]]
         ys = [p["win_rate"] for p in r["curve"]]
         axes[0].plot(xs, ys, marker=".", label=f"{r['library']}: {r['method']}")
-        axes[1].plot(ds, ys, marker=".")
+        later = [p for p in r["curve"] if p["decisions"]]  # the log axis starts after the first decision
+        axes[1].plot([p["decisions"] / 1e6 for p in later], [p["win_rate"] for p in later], marker=".")
     for ax, label in zip(axes, ("training minutes", "learner decisions (millions)")):
         ax.axhline(0.6, color="grey", lw=0.8, ls="--")
         ax.set_xlabel(label)
         ax.set_ylabel("win rate vs greedy (200 games)")
         ax.set_ylim(0, 1)
-    axes[1].set_xscale("symlog", linthresh=0.1)
+    axes[1].set_xscale("log")
     fig.legend(loc="lower center", ncol=2, fontsize=8)
     fig.tight_layout(rect=(0, 0.12, 1, 1))
     fig.savefig(path, dpi=110)
@@ -118,8 +118,12 @@ def main():
     p.add_argument("--out", default="runs/baselines")
     p.add_argument("--only", nargs="+", choices=list(RECIPES), default=list(RECIPES))
     p.add_argument("--games", type=int, default=2000, help="games of each final evaluation")
+    p.add_argument("--plot-only", action="store_true", help="redraw OUT/baselines_curves.png from OUT/baselines.json")
     args = p.parse_args()
     os.makedirs(args.out, exist_ok=True)
+    if args.plot_only:
+        plot(json.load(open(os.path.join(args.out, "baselines.json"))), os.path.join(args.out, "baselines_curves.png"))
+        return
     results = {}
     for name in args.only:
         method, library, recipe = RECIPES[name]
