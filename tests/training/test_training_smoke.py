@@ -219,7 +219,10 @@ def test_kill_9_then_resume_keeps_the_logs_in_step_with_the_checkpoint(tmp_path)
         rows_before = len(open(metrics).read().splitlines()) if os.path.isfile(metrics) else 1
         deadline = time.time() + 120
         while time.time() < deadline:
-            if os.path.isfile(metrics) and len(open(metrics).read().splitlines()) >= rows_before + 3 + kill:
+            # a few more rows logged, and a checkpoint to resume from (a busy machine can log three fast
+            # updates before the first checkpoint's 0.25 s are up)
+            if (os.path.isfile(metrics) and len(open(metrics).read().splitlines()) >= rows_before + 3 + kill
+                    and os.path.isfile(latest)):
                 break
             time.sleep(0.05 * (kill + 1))
         proc.send_signal(signal.SIGKILL)
