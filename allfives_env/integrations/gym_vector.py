@@ -140,7 +140,8 @@ class LearnerGames:
     def step(self, actions):
         """One learner decision in every game (``actions`` (B,) ints in 0..113); returns
         ``(out, rewards, terminated)``: the batched env's output at the next learner decisions,
-        each game's reward and whether its episode ended (then see :meth:`final`)."""
+        each game's reward and whether its episode ended (then see :meth:`final`). All three are
+        buffers that the next call overwrites (the library adapters copy them)."""
         if not self._started:
             raise RuntimeError("call reset() before step()")
         actions = self._check_actions(actions)

@@ -133,15 +133,6 @@ def test_max_entropy_nash_is_an_equilibrium_that_spreads_over_copies():
             assert np.ptp(p[same]) < 1e-5, (p, same)
 
 
-def test_nash_matches_openspiels_cvxpy_version():
-    pytest.importorskip("cvxpy")
-    from open_spiel.python.algorithms.nash_averaging import _max_entropy_symmetric_nash
-
-    rates = with_clone(win_rates([[0, 0.0, 1.0, 0.8], [0, 0, 0.0, 0.7], [0, 0, 0, 0.75], [0, 0, 0, 0]]), 1)
-    game = rates - rates.T
-    assert np.allclose(max_entropy_nash(game), _max_entropy_symmetric_nash(game).ravel(), atol=1e-4)
-
-
 def test_bad_win_rates_are_refused():
     with pytest.raises(ValueError, match="n x n"):
         nash_averaging(RPS[:2], ["a", "b", "c"])
