@@ -98,19 +98,9 @@ class SingleAgentAllFives(gymnasium.Env):
         self.config = self.aec.config
         self.render_mode = render_mode
         n = self.config.num_players
-        check_choice("control", control, CONTROL_MODES)
-        if control == "side" and n != 4:
-            raise ValueError(f"control='side' is not allowed with {n} players: a side is one seat unless 4 "
-                             "players play as two partnerships; use control='seat' (or num_players=4)")
         check_choice("obs", obs, OBS_MODES)
-        check_choice("illegal_action", illegal_action, ILLEGAL_MODES)
+        self.learner, self.illegal_reward = check_learner_options(n, learner, control, illegal_action, illegal_reward)
         self.illegal_action = illegal_action
-        self.illegal_reward = check_number("illegal_reward", illegal_reward)
-        if not (learner == "random" or (isinstance(learner, (int, np.integer)) and not isinstance(learner, bool)
-                                        and 0 <= learner < n)):
-            raise ValueError(f"learner={learner!r} is not a seat of a {n}-player game; "
-                             f"allowed: 'random' or a seat 0..{n - 1}")
-        self.learner = learner if learner == "random" else int(learner)
         self.control = control
         self.obs_mode = obs
         self._num_others = n - (n // self.config.num_sides if control == "side" else 1)
@@ -267,6 +257,22 @@ class SingleAgentAllFives(gymnasium.Env):
 
     def _seat_to_move(self) -> int:
         return self.aec.agent_name_mapping[self.aec.agent_selection]
+
+
+def check_learner_options(n, learner, control, illegal_action, illegal_reward):
+    """Check the learner arguments shared by the single-game and the vector wrappers (one line each,
+    naming what is allowed); returns ``(learner, illegal_reward)`` normalised."""
+    check_choice("control", control, CONTROL_MODES)
+    if control == "side" and n != 4:
+        raise ValueError(f"control='side' is not allowed with {n} players: a side is one seat unless 4 "
+                         "players play as two partnerships; use control='seat' (or num_players=4)")
+    check_choice("illegal_action", illegal_action, ILLEGAL_MODES)
+    reward = check_number("illegal_reward", illegal_reward)
+    if not (learner == "random" or (isinstance(learner, (int, np.integer)) and not isinstance(learner, bool)
+                                    and 0 <= learner < n)):
+        raise ValueError(f"learner={learner!r} is not a seat of a {n}-player game; "
+                         f"allowed: 'random' or a seat 0..{n - 1}")
+    return (learner if learner == "random" else int(learner)), reward
 
 
 def _build_opponents(opponents, count, n):

@@ -41,7 +41,7 @@ from ..agents.batched import make_batched_agent
 from ..env.options import check_choice, check_number, check_seed
 from ..rules.actions import NUM_ACTIONS, action_name
 from ..vector import SKIP, VectorAllFives
-from .gym_single import CONTROL_MODES, ILLEGAL_MODES, OBS_MODES
+from .gym_single import OBS_MODES, check_learner_options
 
 __all__ = ["LearnerGames", "AllFivesVectorEnv"]
 
@@ -68,17 +68,8 @@ class LearnerGames:
         self.venv = VectorAllFives(num_envs, num_players=num_players, **options)
         n = self.num_players = self.venv.num_players
         self.num_envs = B = self.venv.num_envs
-        check_choice("control", control, CONTROL_MODES)
-        if control == "side" and n != 4:
-            raise ValueError(f"control='side' is not allowed with {n} players; use control='seat' (or num_players=4)")
-        check_choice("illegal_action", illegal_action, ILLEGAL_MODES)
+        self.learner, self.illegal_reward = check_learner_options(n, learner, control, illegal_action, illegal_reward)
         self.illegal_action = illegal_action
-        self.illegal_reward = check_number("illegal_reward", illegal_reward)
-        if not (learner == "random" or (isinstance(learner, (int, np.integer)) and not isinstance(learner, bool)
-                                        and 0 <= learner < n)):
-            raise ValueError(f"learner={learner!r} is not a seat of a {n}-player game; "
-                             f"allowed: 'random' or a seat 0..{n - 1}")
-        self.learner = learner if learner == "random" else int(learner)
         self.control = control
         #: the relative seats (1..n-1) the opponents play, in play order
         self.opponent_seats = [r for r in range(1, n) if not (control == "side" and r == 2)]

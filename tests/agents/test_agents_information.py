@@ -2,29 +2,12 @@
 
 import numpy as np
 import pytest
+from information import decision_points, decisions_over_worlds
 
-from allfives_env.agents import make_agent
 from allfives_env.arena import run_match
-from allfives_env.rules import Game, RulesConfig
-from allfives_env.rules.view import player_view, sample_world
+from allfives_env.rules import RulesConfig
 
 INFO_AGENTS = ["random", "greedy", "heuristic", "search:samples=4"]
-
-
-def _decision_points(num_players, seed, count):
-    rng = np.random.default_rng(seed)
-    game = Game(RulesConfig(num_players=num_players))
-    game.start_game(rng)
-    found = []
-    while len(found) < count and not game.game_over:
-        if game.hand_over:
-            game.start_next_hand(rng)
-            continue
-        actions = game.legal_actions()
-        if len(actions) > 1:
-            found.append(game.clone())
-        game.step(actions[int(rng.integers(len(actions)))])
-    return found
 
 
 @pytest.mark.parametrize("spec", INFO_AGENTS)
@@ -33,17 +16,8 @@ def test_decisions_do_not_depend_on_hidden_tiles(spec, num_players):
     """Re-deal the hidden tiles (other hands, boneyard order) keeping the view
     identical: with the same seed, the decision must not change."""
     resample = np.random.default_rng(99)
-    for game in _decision_points(num_players, seed=num_players, count=6):
-        seat = game.to_move
-        view = player_view(game, seat)
-        decisions = set()
-        for k in range(3):
-            world = game if k == 0 else sample_world(view, resample)
-            other_view = player_view(world, seat)
-            assert other_view.key() == view.key()
-            agent = make_agent(spec)
-            agent.reset(seat, game.config, np.random.default_rng(1234))
-            decisions.add(agent.act(other_view, other_view.legal_actions))
+    for game in decision_points(num_players, seed=num_players, count=6):
+        decisions = decisions_over_worlds(spec, game, resample, agent_seed=1234)
         assert len(decisions) == 1
 
 

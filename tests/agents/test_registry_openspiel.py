@@ -5,12 +5,12 @@ import sys
 
 import numpy as np
 import pytest
+from information import decision_points, decisions_over_worlds
 
 from allfives_env.agents import make_agent, parse_spec, registered_agents
 from allfives_env.agents.registry import allowed_specs_text
 from allfives_env.arena import run_match
-from allfives_env.rules import Game, RulesConfig
-from allfives_env.rules.view import player_view, sample_world
+from allfives_env.rules import RulesConfig
 
 
 def test_the_spec_names_a_bot_not_a_path():
@@ -44,37 +44,14 @@ def test_a_missing_openspiel_says_how_to_install_it(monkeypatch):
     assert "openspiel" not in registered_agents() and "greedy" in registered_agents()
 
 
-def _decision_points(num_players, seed, count):
-    """``count`` copies of seeded random games at decisions with a choice."""
-    rng = np.random.default_rng(seed)
-    game = Game(RulesConfig(num_players=num_players))
-    game.start_game(rng)
-    found = []
-    while len(found) < count and not game.hand_over:
-        actions = game.legal_actions()
-        if len(actions) > 1:
-            found.append(game.clone())
-        game.step(actions[int(rng.integers(len(actions)))])
-    return found
-
-
 @pytest.mark.parametrize("num_players", [2, 4])
 def test_openspiel_decisions_do_not_depend_on_hidden_tiles(num_players):
     """Re-deal the hidden tiles keeping the seat's view: with the same seed the bot decides the same."""
     pytest.importorskip("pyspiel")
     resample = np.random.default_rng(5)
-    for game in _decision_points(num_players, seed=num_players, count=3):
-        seat = game.to_move
-        view = player_view(game, seat)
-        decisions = set()
-        for k in range(3):
-            world = game if k == 0 else sample_world(view, resample)
-            other_view = player_view(world, seat)
-            assert other_view.key() == view.key()
-            agent = make_agent("openspiel:ismcts,simulations=6")
-            agent.reset(seat, game.config, np.random.default_rng(77))
-            decisions.add(agent.act(other_view, other_view.legal_actions))
-        assert len(decisions) == 1 and decisions <= set(view.legal_actions)
+    for game in decision_points(num_players, seed=num_players, count=3):
+        decisions = decisions_over_worlds("openspiel:ismcts,simulations=6", game, resample, agent_seed=77)
+        assert len(decisions) == 1 and decisions <= set(game.legal_actions())
 
 
 def test_openspiel_agent_plays_arena_games_reproducibly():
