@@ -355,15 +355,87 @@ def run_watch(args) -> int:
 def add_replay(p):
     p.add_argument("record", metavar="RECORD.jsonl", help="game records (allfives eval --records, play/watch --record)")
     p.add_argument("--game", type=_positive, default=1, help="which game of the file, from 1 (default 1)")
+    p.add_argument("--html", metavar="OUT.html",
+                   help="write one self-contained HTML file that replays the game in any browser (no server)")
     p.add_argument("--no-color", action="store_true", help="plain text, no colours")
 
 
 def run_replay(args) -> int:
     from .play import load_record, make_console, replay_session
 
+    if args.html is not None:
+        from .arena.outputs import check_output_file
+
+        check_output_file(args.html, "--html", "game.html")
+        if os.path.realpath(args.html) == os.path.realpath(args.record):
+            raise ValueError(f"--html {args.html} is the record file itself; give the page its own name, e.g. game.html")
     record = load_record(args.record, args.game - 1)
+    if args.html is not None:
+        return _replay_html(record, args)
     console = make_console(color=False if args.no_color else None)
     return replay_session(record, sys.stdin, console, echo=not sys.stdin.isatty())
+
+
+def _replay_html(record, args):
+    from .play.web.pages import replay_file_html
+    from .play.web.replays import replay_data
+    from .rules.record import read_records
+
+    try:
+        data = replay_data(record, args.game, len(read_records(args.record)))
+    except ValueError as exc:
+        raise ValueError(f"Record check failed: {exc}") from None
+    with open(args.html, "w", encoding="utf-8") as f:
+        f.write(replay_file_html(data))
+    print(f"{args.html}: game {args.game} of {args.record}, {len(data['hand_starts'])} hand(s), "
+          f"{len(data['positions'])} positions; {data['check']} Open it in any browser (no server needed).")
+    return 0
+
+
+# ------------------------------------------------------------------ serve
+def _port(text):
+    return _whole_in(0, 65535, "a port 0..65535 (0: any free port)")(text)
+
+
+def add_serve(p):
+    p.add_argument("--port", type=_port, default=8000, help="the port (default 8000; 0 picks a free one)")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="the address to listen on (default 127.0.0.1: this machine only)")
+    p.add_argument("--players", type=_players, default=2, help="2, 3 or 4 (4 = two partnerships)")
+    p.add_argument("--agents", nargs="+", default=["heuristic", "greedy", "random", "search"], metavar="SPEC",
+                   help="the agents a game may choose, first = default (default: heuristic greedy random search); "
+                        "any arena spec, trained ones included (ppo:PATH)")
+    p.add_argument("--target", type=_target, default=None,
+                   help=f"points to win, up to {MAX_TARGET:,} (default: the R3 target)")
+    p.add_argument("--max-games", type=_whole_in(1, 10_000, "1..10,000 games"), default=64,
+                   help="games kept at once; the least recently used goes first (default 64)")
+
+
+def run_serve(args) -> int:
+    import socket
+
+    try:
+        import uvicorn
+
+        from .play.web.app import LOCAL_HOSTS, create_app
+    except ImportError as exc:
+        raise ValueError(f"allfives serve needs {exc.name!r}, which is not installed; install the web extra: "
+                         'pip install -e ".[web]"') from None
+    app = create_app(_config(args), args.agents, capacity=args.max_games, host=args.host)
+    family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((args.host, args.port))  # an OSError here (port taken) is one line from main()
+    sock.listen(128)  # connections wait from now on, so the address printed next is already good
+    port = sock.getsockname()[1]
+    shown = f"[{args.host}]" if family == socket.AF_INET6 else args.host
+    print(f"All Fives on http://{shown}:{port}/ ({args.players} players; agents: {', '.join(args.agents)}); "
+          "Ctrl-C stops it", flush=True)
+    if args.host not in LOCAL_HOSTS:
+        print(f"warning: listening on {args.host}: anyone who can reach this address can start games", flush=True)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    server.run(sockets=[sock])
+    return 0
 
 
 def add_record(p):
@@ -405,7 +477,8 @@ SUBCOMMANDS = {
     "benchmark": (add_benchmark, run_benchmark, "score an agent with the allfives-benchmark-v1 protocol"),
     "play": (add_play, run_play, "play a game in the terminal against agents"),
     "watch": (add_watch, run_watch, "watch agents play a game in the terminal"),
-    "replay": (add_replay, run_replay, "step through a recorded game and check its scores"),
+    "replay": (add_replay, run_replay, "step through a recorded game and check its scores, or write it as an HTML page"),
+    "serve": (add_serve, run_serve, "play, watch and replay in a browser (a local web app)"),
     "record": (add_record, run_record, "write a game of agents as an animated GIF or PNG frames"),
 }
 #: Entry points that add subcommands (the trainer registers ``train``): each gives ``(add options, run, help)``.

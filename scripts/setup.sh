@@ -17,4 +17,4 @@ if [ -n "${TORCH_INDEX_URL:-}" ]; then
   "${pip[@]}" --index-url "$TORCH_INDEX_URL" "$TORCH"
 fi
 # torch is named first so that pip settles it before the extras could pull another build
-"${pip[@]}" "$TORCH" -e ".[train,test,docs,bench,sb3,rllib,openspiel]"
+"${pip[@]}" "$TORCH" -e ".[train,test,docs,bench,sb3,rllib,openspiel,web]"

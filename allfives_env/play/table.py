@@ -21,6 +21,12 @@ class ScoreSheet:
         how = game.hand_result.kind if game.hand_result is not None else "target reached"
         self.rows.append(self._row(game, how))
 
+    def rows_so_far(self, game):
+        """The closed hands' rows, then ``game``'s hand in progress (if any)."""
+        if game.hand_over:
+            return list(self.rows)
+        return [*self.rows, self._row(game, "in progress")]
+
     def _row(self, game, how):
         gains = [game.scores[s] - game.hand_start_scores[s] for s in range(self.num_sides)]
         return (game.hand_number + 1, how, gains, list(game.scores))
@@ -29,9 +35,7 @@ class ScoreSheet:
         """The sheet as text lines; ``unfinished`` (a game) adds its hand in
         progress. Wider than ``width``, the columns are headed A, B, ... with a
         legend; wider still, one line per hand."""
-        rows = list(self.rows)
-        if unfinished is not None and not unfinished.hand_over:
-            rows.append(self._row(unfinished, "in progress"))
+        rows = list(self.rows) if unfinished is None else self.rows_so_far(unfinished)
         head = f"Score sheet, target {game.target:g} (each cell: the total, then that hand's points)"
         sides = [side_label(game, s, names) for s in range(self.num_sides)]
         table = self._grid(rows, sides)

@@ -26,7 +26,7 @@ from .config import RulesConfig, _is_int
 from .game import Game, validate_deal
 from .tiles import mask_to_tiles
 
-__all__ = ["GameRecorder", "write_records", "read_records", "replay"]
+__all__ = ["GameRecorder", "record_line", "write_records", "read_records", "parse_records", "replay"]
 
 
 # ------------------------------------------------------------------ writing
@@ -66,11 +66,16 @@ class GameRecorder:
         return record
 
 
+def record_line(record) -> str:
+    """One record as its JSONL line (with the newline)."""
+    return json.dumps(record) + "\n"
+
+
 def write_records(path, records):
     """Write ``records`` to ``path`` as JSONL, one record a line."""
     with open(path, "w") as f:
         for record in records:
-            f.write(json.dumps(record) + "\n")
+            f.write(record_line(record))
 
 
 # ------------------------------------------------------------------ reading
@@ -79,24 +84,33 @@ def read_records(path) -> list:
 
     A line that is not JSON, or not a record of the shape above, is a
     ``ValueError`` naming the file, the line and what is wrong."""
-    records = []
     with open(path, "rb") as f:
-        for number, raw in enumerate(f, 1):
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError:
-                raise ValueError(f"{path}, line {number}: not text (a record file holds one JSON object per "
-                                 "line, UTF-8)") from None
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{path}, line {number}: not valid JSON ({exc.msg}, column {exc.colno})") from None
-            problem = _shape_problem(record)
-            if problem:
-                raise ValueError(f"{path}, line {number}: {problem}")
-            records.append(record)
+        return parse_records(f, path)
+
+
+def parse_records(lines, source) -> list:
+    """The records of ``lines`` (an iterable of ``bytes`` lines, e.g. an open binary file or
+    ``data.splitlines()``), read as data only; errors name ``source`` and the line, as
+    :func:`read_records` does."""
+    records = []
+    for number, raw in enumerate(lines, 1):
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ValueError(f"{source}, line {number}: not text (a record file holds one JSON object per "
+                             "line, UTF-8)") from None
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{source}, line {number}: not valid JSON ({exc.msg}, column {exc.colno})") from None
+        except RecursionError:
+            raise ValueError(f"{source}, line {number}: nested too deeply to be a game record") from None
+        problem = _shape_problem(record)
+        if problem:
+            raise ValueError(f"{source}, line {number}: {problem}")
+        records.append(record)
     return records
 
 

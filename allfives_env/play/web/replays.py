@@ -1,0 +1,51 @@
+"""A recorded game as the data of a replay page: every position, checked against the record first."""
+
+from ...rules.record import parse_records
+from ..narrate import scores_text
+from ..replay import replay_positions
+from ..table import ScoreSheet
+from .views import position_view
+
+#: the largest record upload the server reads (a few hundred games of ``eval --records``)
+MAX_RECORD_BYTES = 5_000_000
+
+
+def records_from_upload(data: bytes, name="the uploaded file") -> list:
+    """The records of an uploaded JSONL file, parsed as data only (never a path, never code)."""
+    if len(data) > MAX_RECORD_BYTES:
+        raise ValueError(f"{name} is {len(data):,} bytes; the limit is {MAX_RECORD_BYTES:,} bytes (pick one game "
+                         "from a big file with: allfives replay FILE --game K --html OUT.html)")
+    records = parse_records(data.splitlines(), name)
+    if not records:
+        raise ValueError(f"{name} holds no game records (one JSON object per line, as eval --records writes)")
+    return records
+
+
+def pick_record(records, game_number, name="the file"):
+    """The ``game_number``-th (from 1) of ``records``, or a ``ValueError`` giving the range."""
+    if not 1 <= game_number <= len(records):
+        raise ValueError(f"game {game_number} is out of range; {name} holds games 1..{len(records)}")
+    return records[game_number - 1]
+
+
+def replay_data(record, game_number=1, games_in_file=1) -> dict:
+    """The replay page's data: every position of ``record`` (its deal, then after every step) as
+    :func:`position_view` gives it to a spectator, the sentences that led to it, the score sheet
+    as each hand closes, where each hand starts, and the record check's sentence. A record that
+    does not replay (an illegal action, a score that does not match) is a ``ValueError``."""
+    positions, names = replay_positions(record)
+    sheet = ScoreSheet(positions[0][1].num_sides)
+    views, hand_starts = [], []
+    for i, (hand, game, sentences) in enumerate(positions):
+        if i == 0 or positions[i - 1][0] != hand:
+            hand_starts.append(i)
+        if game.hand_over:  # a hand's last position: the next one is a deal
+            sheet.close_hand(game)
+        views.append(position_view(game, names, None, sentences, sheet))
+    final = positions[-1][1]
+    scores = scores_text(final, names)
+    check = (f"Record check passed: {len(record['hands'])} hand(s) replay to the recorded scores hand by hand "
+             f"and to the final scores ({scores}).")
+    return {"positions": views, "hand_starts": hand_starts, "names": names, "check": check,
+            "game": game_number, "games_in_file": games_in_file, "unfinished": not final.game_over,
+            "seats": [str(seat) for seat in record.get("seats", [])][: final.num_players]}

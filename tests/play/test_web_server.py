@@ -1,0 +1,288 @@
+"""`allfives serve` through Starlette's test client: whole games, refused requests that change nothing,
+games side by side, record uploads; the command itself and `replay --html`."""
+
+import json
+import subprocess
+import sys
+import threading
+import urllib.request
+
+import numpy as np
+import pytest
+from starlette.testclient import TestClient
+
+from allfives_env.arena import run_match
+from allfives_env.play.web.app import create_app
+from allfives_env.play.web.replays import MAX_RECORD_BYTES
+from allfives_env.rules.config import RulesConfig
+from allfives_env.rules.record import parse_records, replay
+
+LOCAL = "http://127.0.0.1"
+
+
+def _client(players=2, agents=("greedy", "heuristic", "random"), target=None):
+    app = create_app(RulesConfig(num_players=players, target=target), list(agents))
+    return TestClient(app, base_url=LOCAL), app
+
+
+def _engine(app, view):
+    return app.state.store.get(view["id"]).game
+
+
+def _play_to_the_end(client, app, view, rng, check=None):
+    """Drive a game through the API (random legal person moves); returns the last view."""
+    while view["waiting_for"] != "over":
+        if check:
+            check(view)
+        if view["waiting_for"] == "person":
+            move = view["moves"][int(rng.integers(len(view["moves"])))]
+            response = client.post(f"/api/games/{view['id']}/move", json={"version": view["version"], "action": move["action"]})
+        else:
+            response = client.post(f"/api/games/{view['id']}/advance", json={"version": view["version"]})
+        assert response.status_code == 200, response.text
+        view = response.json()
+    return view
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_a_whole_game_through_the_api_matches_the_engine_and_its_record(players):
+    client, app = _client(players, target=100)
+    body = {"mode": "play", "seat": 1, "opponents": ["greedy"], "seed": 9}
+    if players == 4:
+        body["partner"] = "heuristic"
+    response = client.post("/api/games", json=body)
+    assert response.status_code == 201, response.text
+    view = response.json()
+
+    def check(view):
+        game = _engine(app, view)
+        assert [m["action"] for m in view["moves"]] == (list(game.legal_actions()) if view["waiting_for"] == "person" else [])
+        assert view["count"] == game.count and [s["score"] for s in view["sides"]] == game.scores
+
+    final = _play_to_the_end(client, app, view, np.random.default_rng(players), check)
+    game = _engine(app, final)
+    assert final["game_over"] and final["winners"] == list(game.winners)
+    record_text = client.get(f"/api/games/{final['id']}/record").text
+    [record] = parse_records(record_text.encode().splitlines(), "download")
+    assert replay(record).scores == game.scores == [s["score"] for s in final["sides"]]
+    expected_seats = {2: ["greedy", "human"], 3: ["greedy", "human", "greedy"],
+                      4: ["greedy", "human", "greedy", "heuristic"]}[players]  # the partner sits opposite
+    assert record["seats"] == expected_seats
+    assert "Game over" in final["happened"][-1]
+
+
+def test_a_watched_game_advances_one_turn_at_a_time_to_its_end():
+    client, app = _client(4, target=60)
+    view = client.post("/api/games", json={"mode": "watch", "agents": ["greedy", "heuristic"], "seed": 2}).json()
+    assert view["viewer"] is None and set(view["hands"]) == {"0", "1", "2", "3"}
+    turns = 0
+    while view["waiting_for"] != "over":
+        seat = view["to_move"]
+        before = len(_engine(app, view).events)
+        view = client.post(f"/api/games/{view['id']}/advance", json={"version": view["version"]}).json()
+        events = _engine(app, view).events
+        if view["waiting_for"] in ("agent", "over") and seat is not None and len(events) > before:
+            assert {e[0] for e in events[before:]} == {seat}  # one seat's turn: its draws, then its play
+            turns += 1
+    assert turns > 10 and view["game_over"]
+
+
+def _start(client, seat=0, seed=4):
+    return client.post("/api/games", json={"mode": "play", "seat": seat, "opponents": ["greedy"], "seed": seed}).json()
+
+
+def _unchanged(client, app, view):
+    """The game still is exactly at ``view``."""
+    now = client.get(f"/api/games/{view['id']}").json()
+    assert now == view
+    return now
+
+
+def test_refused_moves_say_why_and_change_nothing():
+    client, app = _client()
+    view = _start(client)
+    while view["waiting_for"] != "person":  # the agent may lead
+        view = client.post(f"/api/games/{view['id']}/advance", json={"version": view["version"]}).json()
+    legal = {m["action"] for m in view["moves"]}
+    illegal = next(a for a in range(112) if a not in legal)
+    cases = [
+        ({"version": view["version"], "action": illegal}, 400, "is not a legal move here; legal:"),
+        ({"version": view["version"] + 5, "action": min(legal)}, 409, "stale request"),
+        ({"version": view["version"], "action": "3"}, 400, "'action' is \"3\""),
+        ({"version": view["version"], "action": 999}, 400, "allowed: an action id 0..113"),
+        ({"version": view["version"], "action": True}, 400, "'action' is true"),
+        ({"version": -1, "action": min(legal)}, 400, "'version' is -1"),
+        ({"action": min(legal)}, 400, "'version' is null"),
+        ({"version": view["version"], "action": min(legal), "seat": 1}, 400, "no field 'seat'"),
+    ]
+    for body, status, words in cases:
+        response = client.post(f"/api/games/{view['id']}/move", json=body)
+        assert response.status_code == status and words in response.json()["error"], (body, response.text)
+        _unchanged(client, app, view)
+    for raw in (b"{not json", b"[1, 2]", b"\xff\xfe", b"[" * 50_000):
+        response = client.post(f"/api/games/{view['id']}/move", content=raw)
+        assert response.status_code in (400, 413) and response.json()["error"], raw[:10]
+        _unchanged(client, app, view)
+    response = client.post(f"/api/games/{view['id']}/advance", json={"version": view["version"]})
+    assert response.status_code == 409 and "waits for your move" in response.json()["error"]
+    _unchanged(client, app, view)
+    # after the person's move the agent is to play: a move now is refused, an old version too
+    moved = client.post(f"/api/games/{view['id']}/move", json={"version": view["version"], "action": min(legal)}).json()
+    if moved["waiting_for"] == "agent":
+        response = client.post(f"/api/games/{view['id']}/move", json={"version": moved["version"], "action": 0})
+        assert response.status_code == 409 and "not your move" in response.json()["error"]
+    response = client.post(f"/api/games/{view['id']}/move", json={"version": view["version"], "action": min(legal)})
+    assert response.status_code == 409 and "moved on" in response.json()["error"]
+    _unchanged(client, app, moved)
+    assert client.get("/api/games/nope").status_code == 404
+
+
+def test_a_request_can_only_choose_the_servers_agents_and_nothing_is_imported(tmp_path, monkeypatch):
+    marker = tmp_path / "imported"
+    (tmp_path / "planted_agent.py").write_text(
+        f"open({str(marker)!r}, 'w').close()\nclass Agent:\n    pass\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    client, app = _client()
+    before = len(app.state.store)
+    for spec in ("planted_agent:Agent", "os:path", "ppo:/etc/passwd", f"ppo:{tmp_path}/x.pt", "search:samples=1000",
+                 "greedy ", 7):
+        response = client.post("/api/games", json={"mode": "play", "opponents": [spec]})
+        assert response.status_code == 400, spec
+        assert "not one of this server's agents; allowed: greedy, heuristic, random" in response.json()["error"]
+    for body, words in [({"mode": "fly"}, "'mode' is 'fly'"), ({"mode": "play", "seat": 2}, "'seat' is 2"),
+                        ({"mode": "play", "seed": -3}, "'seed' is -3"), ({"mode": "play", "seed": "1"}, "'seed' is '1'"),
+                        ({"mode": "play", "partner": "greedy"}, "only for 4 players"),
+                        ({"mode": "play", "opponents": []}, "a non-empty list"),
+                        ({"mode": "watch", "agents": ["greedy"] * 3}, "3 agent specs for 2 players"),
+                        ({"mode": "watch", "seat": 0}, "no field 'seat'"), ({"mode": "play", "path": "x"}, "no field 'path'")]:
+        response = client.post("/api/games", json=body)
+        assert response.status_code == 400 and words in response.json()["error"], (body, response.text)
+    assert not marker.exists() and "planted_agent" not in sys.modules
+    assert len(app.state.store) == before
+
+
+def test_the_server_only_answers_to_local_host_names_and_sends_a_content_policy():
+    client, _ = _client()
+    page = client.get("/")
+    assert page.status_code == 200 and "script-src 'self'" in page.headers["content-security-policy"]
+    assert '"agents":["greedy","heuristic","random"]' in page.text
+    assert client.get("/static/app.js").status_code == 200
+    rebound = TestClient(client.app, base_url="http://evil.example")
+    assert rebound.get("/api/options").status_code == 400
+
+
+def test_games_side_by_side_keep_their_own_state():
+    client, app = _client(target=120)
+    views = [_start(client, seat=k % 2, seed=100 + k) for k in range(4)]
+    assert len({json.dumps(v["hands"]) for v in views}) == 4  # four different deals
+    results, errors = {}, []
+
+    def run(view, k):
+        try:
+            results[k] = _play_to_the_end(client, app, view, np.random.default_rng(k))
+        except Exception as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run, args=(view, k)) for k, view in enumerate(views)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert not errors and len(results) == 4
+    for k, final in results.items():
+        record = json.loads(client.get(f"/api/games/{final['id']}/record").text)
+        assert record["deal_seed"] == [100 + k]
+        assert replay(record).scores == [s["score"] for s in final["sides"]]
+
+
+def test_a_full_store_drops_the_least_recently_used_game():
+    app = create_app(RulesConfig(num_players=2), ["greedy"], capacity=2)
+    client = TestClient(app, base_url=LOCAL)
+    first, second = _start(client, seed=1), _start(client, seed=2)
+    client.get(f"/api/games/{first['id']}")  # first is now the more recent
+    _start(client, seed=3)
+    assert client.get(f"/api/games/{first['id']}").status_code == 200
+    gone = client.get(f"/api/games/{second['id']}")
+    assert gone.status_code == 404 and "keep the last 2" in gone.json()["error"]
+
+
+def _record_bytes(tmp_path, players=2, games=2):
+    path = tmp_path / "g.jsonl"
+    specs = ["greedy", "heuristic", "random"][: 2 if players == 4 else players]
+    run_match(RulesConfig(num_players=players, target=60), specs, games, seed=3, records_path=path)
+    return path.read_bytes()
+
+
+def test_an_uploaded_record_replays_and_a_bad_one_is_refused(tmp_path):
+    client, _ = _client()
+    data = _record_bytes(tmp_path)
+    response = client.post("/api/replays?game=2", content=data)
+    assert response.status_code == 200, response.text
+    replayed = response.json()
+    assert replayed["game"] == 2 and replayed["games_in_file"] == 2 and "Record check passed" in replayed["check"]
+    tampered = json.loads(data.splitlines()[0])
+    tampered["scores"][0] += 5
+    cases = [
+        ("/api/replays?game=1", json.dumps(tampered).encode(), 400, "Record check failed: the game replays to scores"),
+        ("/api/replays?game=3", data, 400, "game 3 is out of range; the uploaded file holds games 1..2"),
+        ("/api/replays?game=0", data, 400, "allowed: a game number from 1"),
+        ("/api/replays?game=x", data, 400, "allowed: a game number from 1"),
+        ("/api/replays", b"hello\n", 400, "line 1: not valid JSON"),
+        ("/api/replays", b"\x89PNG\r\n", 400, "line 1: not text"),
+        ("/api/replays", b"", 400, "holds no game records"),
+        ("/api/replays", b" " * (MAX_RECORD_BYTES + 1), 413, "over the limit"),
+    ]
+    for url, body, status, words in cases:
+        response = client.post(url, content=body)
+        assert response.status_code == status and words in response.json()["error"], (url, response.text)
+
+
+# ------------------------------------------------------------------ the commands
+def _cli(*args):
+    return subprocess.run([sys.executable, "-m", "allfives_env.cli", *args], capture_output=True, text=True, timeout=120)
+
+
+def test_serve_starts_a_local_server_and_refuses_a_bad_start():
+    proc = subprocess.Popen([sys.executable, "-m", "allfives_env.cli", "serve", "--port", "0", "--agents", "greedy",
+                             "random"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        assert line.startswith("All Fives on http://127.0.0.1:"), line + proc.stderr.read()
+        url = line.split()[3]
+        with urllib.request.urlopen(url + "api/options", timeout=30) as response:
+            options = json.load(response)
+        assert options["agents"] == ["greedy", "random"] and options["players"] == 2
+        with urllib.request.urlopen(url, timeout=30) as response:
+            assert b'id="boot"' in response.read()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    bad = _cli("serve", "--agents", "os:path")
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "no class named 'path'" in bad.stderr
+    bad = _cli("serve", "--port", "70000")
+    assert bad.returncode == 2 and "allowed: a port 0..65535" in bad.stderr
+
+
+def test_replay_html_writes_one_self_contained_page(tmp_path):
+    (tmp_path / "g.jsonl").write_bytes(_record_bytes(tmp_path, players=3))
+    out = tmp_path / "game.html"
+    proc = _cli("replay", str(tmp_path / "g.jsonl"), "--game", "2", "--html", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert "Record check passed" in proc.stdout and "positions" in proc.stdout
+    page = out.read_text()
+    assert "<script src=" not in page and 'rel="stylesheet"' not in page  # scripts and styles inlined
+    assert "http://" not in page.replace("http://www.w3.org/2000/svg", "") and "https://" not in page
+    boot = json.loads(page.split('<script type="application/json" id="boot">')[1].split("</script>")[0])
+    games = len((tmp_path / "g.jsonl").read_text().splitlines())  # whole rotations: at least 2
+    assert boot["offline"] and boot["replay"]["game"] == 2 and boot["replay"]["games_in_file"] == games
+    same = _cli("replay", str(tmp_path / "g.jsonl"), "--html", str(tmp_path / "g.jsonl"))
+    assert same.returncode == 2 and "is the record file itself" in same.stderr
+    missing = _cli("replay", str(tmp_path / "g.jsonl"), "--html", str(tmp_path / "no" / "x.html"))
+    assert missing.returncode == 2 and "does not exist" in missing.stderr
+    lines = (tmp_path / "g.jsonl").read_text().splitlines()
+    record = json.loads(lines[0])
+    record["hands"][0]["actions"][0] = 113
+    (tmp_path / "bad.jsonl").write_text(json.dumps(record) + "\n")
+    bad = _cli("replay", str(tmp_path / "bad.jsonl"), "--html", str(tmp_path / "bad.html"))
+    assert bad.returncode == 2 and "Record check failed: hand 1, step 1" in bad.stderr
+    assert not (tmp_path / "bad.html").exists()
