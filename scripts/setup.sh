@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Creates .venv (if missing) and installs the package with the extras the tests and the main job use
-# (training, tests, docs, benchmarks, SB3, RLlib, OpenSpiel). Env-only users need none of them: `pip install -e .`
+# (training, tests, docs, benchmarks, SB3, RLlib, OpenSpiel, the browser app), and the Chromium the browser tests
+# drive. Env-only users need none of them: `pip install -e .`
 #
 # TORCH_INDEX_URL: the wheel index torch is taken from. Unset, pip's own index is used (on the project's
 # machines it serves the CPU build of torch 2.13.0 from local wheels). Elsewhere, without a GPU, use
@@ -18,3 +19,15 @@ if [ -n "${TORCH_INDEX_URL:-}" ]; then
 fi
 # torch is named first so that pip settles it before the extras could pull another build
 "${pip[@]}" "$TORCH" -e ".[train,test,docs,bench,sb3,rllib,openspiel,web]"
+# The browser tests drive a real Chromium (Debian's chromium and chromium-driver). Installed here when
+# missing and apt-get can be used (as root, or with sudo that needs no password); otherwise say what is needed.
+if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
+  apt=()
+  if [ "$(id -u)" = 0 ]; then apt=(apt-get); elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then apt=(sudo -n apt-get); fi
+  if command -v apt-get >/dev/null && [ ${#apt[@]} -gt 0 ]; then
+    "${apt[@]}" update -qq && DEBIAN_FRONTEND=noninteractive "${apt[@]}" install -y -qq chromium chromium-driver >/dev/null
+  else
+    echo "note: the browser tests need Chromium and ChromeDriver (Debian: apt-get install chromium chromium-driver;"
+    echo "      elsewhere set CHROMIUM and CHROMEDRIVER to their paths)" >&2
+  fi
+fi

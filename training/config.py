@@ -17,8 +17,8 @@ from dataclasses import MISSING, asdict, dataclass, field, fields
 
 import yaml
 
-from allfives_env.agents.ppo.features import FEATURES
 from allfives_env.agents.batched import check_batched_spec
+from allfives_env.agents.ppo.features import FEATURES
 from allfives_env.agents.registry import check_spec
 
 

@@ -8,8 +8,8 @@ from gymnasium.vector import AutoresetMode
 from allfives_env.compiled.state import LEADER, ORDER
 from allfives_env.integrations import SingleAgentAllFives
 from allfives_env.integrations.gym_vector import AllFivesVectorEnv, LearnerGames
-from allfives_env.rules.game import split_order
 from allfives_env.rules.actions import NUM_ACTIONS
+from allfives_env.rules.game import split_order
 
 
 def lowest_legal(mask):

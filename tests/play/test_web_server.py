@@ -286,3 +286,12 @@ def test_replay_html_writes_one_self_contained_page(tmp_path):
     bad = _cli("replay", str(tmp_path / "bad.jsonl"), "--html", str(tmp_path / "bad.html"))
     assert bad.returncode == 2 and "Record check failed: hand 1, step 1" in bad.stderr
     assert not (tmp_path / "bad.html").exists()
+
+
+def test_serve_without_the_web_extra_says_how_to_install_it(monkeypatch, capsys):
+    from allfives_env.cli import main
+
+    monkeypatch.setitem(sys.modules, "uvicorn", None)  # as if the web extra were not installed
+    assert main(["serve"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "needs 'uvicorn'" in err and 'pip install -e ".[web]"' in err

@@ -9,9 +9,9 @@ import pytest
 from support import random_states
 
 from allfives_env.agents.random_agent import RandomAgent
-from allfives_env.play.web.games import WAIT_NOTHING, WAIT_PERSON, WebGame
 from allfives_env.arena import run_match
 from allfives_env.env.render.text import layout_cross
+from allfives_env.play.web.games import WAIT_NOTHING, WAIT_PERSON, WebGame
 from allfives_env.play.web.replays import records_from_upload, replay_data
 from allfives_env.play.web.views import position_view
 from allfives_env.rules.actions import DRAW, PASS

@@ -205,7 +205,7 @@ def test_skip_leaves_a_game_exactly_as_it_was():
     from allfives_env.vector import SKIP
 
     venv, twin = VectorAllFives(4, num_players=3), VectorAllFives(4, num_players=3)
-    out, twin_out = venv.reset(seed=3), twin.reset(seed=3)
+    out, _ = venv.reset(seed=3), twin.reset(seed=3)
     pick = make_rng_state(1, 4)
     actions = random_legal_actions(out.mask, pick).copy()
     skipped = actions.copy()

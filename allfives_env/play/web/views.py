@@ -15,7 +15,7 @@ from ...env.render.text import arm_tiles, end_label, lone_spinner
 from ...rules.actions import DRAW, PASS, SLOT_NAMES
 from ...rules.scoring import points_for_count
 from ...rules.tiles import TILE_HIGH, TILE_LOW, mask_to_tiles, tile_name
-from ..narrate import side_label
+from ..narrate import narrate_hand_end, side_label
 from ..screen import describe_move
 
 
@@ -44,7 +44,7 @@ def position_view(game, names, viewer=None, happened=(), sheet=None) -> dict:
         "happened": list(happened),
         "hand_over": game.hand_over,
         "game_over": game.game_over,
-        "hand_end": _hand_end_view(game),
+        "hand_end": _hand_end_view(game, names),
         "winners": list(game.winners),
         "sheet": sheet_rows(sheet, game) if sheet is not None else None,
     }
@@ -134,9 +134,14 @@ def _last_played(game):
     return None
 
 
-def _hand_end_view(game):
-    result = game.hand_result
-    if not game.hand_over or result is None:
+def _hand_end_view(game, names):
+    """How the hand ended, as data and as the narrator's sentences (``None`` while it goes on). A game
+    won at once by reaching the target has no hand result, only the winner's sentence."""
+    if not game.hand_over:
         return None
-    return {"kind": result.kind, "winner": result.winner, "points": list(result.points),
-            "pips": list(result.seat_pips)}
+    result = game.hand_result
+    view = {"kind": "target reached", "winner": None, "points": None, "pips": None}
+    if result is not None:
+        view = {"kind": result.kind, "winner": result.winner, "points": list(result.points),
+                "pips": list(result.seat_pips)}
+    return {**view, "sentences": narrate_hand_end(game, names)}

@@ -6,7 +6,8 @@
 (function () {
   const SVGNS = "http://www.w3.org/2000/svg";
   const GAP = 0.12; // between tiles, in tile-half units
-  const MIN_VIEW = [20, 8]; // the smallest layout box, in tile-half units
+  // the smallest layout box, in tile-half units (a phone gets bigger tiles)
+  const MIN_VIEW = window.innerWidth < 600 ? [11, 6] : [20, 8];
   const SPEEDS = [["slow", 1500], ["normal", 700], ["fast", 250], ["fastest", 30]];
   // pip centres on a unit half, for 0..6
   const PIPS = [
@@ -334,6 +335,7 @@
     function togglePause() {
       state.playing = !state.playing;
       pause.textContent = state.playing ? "Pause" : "Play";
+      if (state.view) renderBanner(state.view);
       schedule();
     }
 
@@ -374,13 +376,16 @@
       if (view.waiting_for === "next_hand") {
         const deal = h("button", { type: "button", id: "next-hand", onclick: () => advance(true) },
           `Deal hand ${view.hand_number + 1}`);
-        banner.append(h("p", { class: "hand-over", text: `Hand ${view.hand_number} is over.` }), deal);
+        banner.append(h("p", { class: "hand-over", text: `Hand ${view.hand_number} is over.` }),
+          h("ul", { class: "hand-end", id: "hand-end" }, view.hand_end.sentences.map((text) => h("li", { text }))), deal);
         if (view.mode === "play") deal.focus({ preventScroll: true });
       } else if (view.waiting_for === "over") {
         const last = view.happened[view.happened.length - 1] || "Game over.";
         banner.append(h("p", { class: "game-over", id: "game-over", text: last }));
       } else if (view.waiting_for === "agent") {
-        banner.append(h("p", { class: "thinking", text: `${view.seats[view.to_move].name} is playing...` }));
+        const who = view.seats[view.to_move].name;
+        const text = view.mode === "watch" && !state.playing ? `paused; ${who} is to move (Step or Play)` : `${who} is playing...`;
+        banner.append(h("p", { class: "thinking", text }));
       }
     }
 
