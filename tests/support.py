@@ -73,3 +73,34 @@ def paired_positions(options, seed, hands_to_play):
 def placements(game):
     """The legal placements (no draw or pass) of the seat to move."""
     return [a for a in game.legal_actions() if a < DRAW]
+
+
+def serve_in_thread(app, wait_s=30.0):
+    """Run ``app`` on a real local server (uvicorn in a thread, a free port) as a context manager
+    that yields its URL: for tests that need real concurrent requests or a real browser."""
+    import contextlib
+    import socket
+    import threading
+    import time
+
+    import uvicorn
+
+    @contextlib.contextmanager
+    def running():
+        sock = socket.socket()
+        sock.bind(("127.0.0.1", 0))
+        sock.listen(64)
+        server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+        thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+        thread.start()
+        deadline = time.monotonic() + wait_s
+        while not server.started and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert server.started, "the test server did not start"
+        try:
+            yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+        finally:
+            server.should_exit = True
+            thread.join(timeout=wait_s)
+
+    return running()

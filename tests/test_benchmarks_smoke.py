@@ -70,3 +70,20 @@ def test_sb3_vec_speed_prints_both_envs_and_the_ratio():
     rows = [line for line in out.splitlines() if line.startswith("env side")]
     assert len(rows) == 2 and "vector VecEnv B=16" in rows[0] and "single wrapper" in rows[1]
     assert rows[0].endswith("x") and float(rows[0].split()[-1].rstrip("x")) > 0
+
+
+def test_ladder_rates_every_agent_and_writes_its_table_and_plot(tmp_path):
+    out = run_script("benchmarks/ladder.py", "--players", "2", "--games", "4", "--target", "30",
+                     "--json", str(tmp_path / "l.json"), "--plot", str(tmp_path / "l.png"),
+                     "--markdown", str(tmp_path / "l.md"))
+    import json
+
+    [rating] = json.loads((tmp_path / "l.json").read_text())
+    specs = ["random", "greedy", "heuristic", "search:engine=compiled", "ppo:checkpoints/ppo_2p.pt"]
+    assert [a["spec"] for a in rating["agents"]] == specs
+    assert len(rating["matches"]) == 10  # every pair once
+    assert {a["spec"] for a in rating["nash"]["agents"]} == set(specs)
+    assert abs(sum(a["mass"] for a in rating["nash"]["agents"]) - 1) < 1e-6
+    table = (tmp_path / "l.md").read_text()
+    assert table.count("| `") == 5 and "Nash skill" in table and "round robin, 2 players" in out
+    assert (tmp_path / "l.png").read_bytes()[:4] == b"\x89PNG"

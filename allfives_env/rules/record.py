@@ -19,6 +19,7 @@ writer, :func:`read_records` the one reader and :func:`replay` the one check.
 """
 
 import json
+import math
 from numbers import Real
 
 from .actions import NUM_ACTIONS, action_name
@@ -95,7 +96,7 @@ def parse_records(lines, source) -> list:
     records = []
     for number, raw in enumerate(lines, 1):
         try:
-            line = raw.decode("utf-8")
+            line = raw.decode("utf-8-sig" if number == 1 else "utf-8")  # a first-line BOM (Windows editors)
         except UnicodeDecodeError:
             raise ValueError(f"{source}, line {number}: not text (a record file holds one JSON object per "
                              "line, UTF-8)") from None
@@ -119,7 +120,13 @@ def _is_count(value):
 
 
 def _is_score(value):
-    return isinstance(value, Real) and not isinstance(value, bool)
+    """A finite number (a 400-digit integer or an infinity is not a score)."""
+    if not isinstance(value, Real) or isinstance(value, bool):
+        return False
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:
+        return False
 
 
 def _list_of(check):
@@ -145,13 +152,14 @@ _HAND_KEYS = (
     ("actions", _list_of(_is_count), "a list of action ids"),
 )
 _OPTIONAL_HAND_KEYS = (("scores_after", _list_of(_is_score), "a list of numbers, one per side"),)
+_OPTIONAL_RECORD_KEYS = (("seats", _list_of(lambda item: isinstance(item, str)), "a list of texts, one per seat"),)
 
 
 def _shape_problem(record):
     """What is wrong with the shape of ``record`` (missing keys, wrong types), or ``None``."""
     if not isinstance(record, dict):
         return f"a game record is a JSON object, not {_shown(record)}"
-    problem = _keys_problem(record, _RECORD_KEYS, "")
+    problem = _keys_problem(record, _RECORD_KEYS, "", _OPTIONAL_RECORD_KEYS)
     if problem:
         return problem
     for k, hand in enumerate(record["hands"]):

@@ -11,7 +11,7 @@ from allfives_env.rules.view import player_view
 from allfives_env.vector import SKIP, VectorAllFives
 
 CASES = [("greedy", 2), ("greedy", 4), ("heuristic", 3), ("ppo:checkpoints/ppo_2p.pt", 2),
-         ("ppo:checkpoints/ppo_3p.pt", 3), ("ppo:checkpoints/ppo_4p.pt", 4), ("ppo:checkpoints/ppo_4p.pt,infer=off", 4)]
+         ("ppo:checkpoints/ppo_3p.pt", 3), ("ppo:checkpoints/ppo_4p.pt", 4), ("ppo:checkpoints/ppo_4p.pt,infer=greedy", 4)]
 
 
 def lockstep(num_players, spec, num_games=16, steps=70, seed=0):

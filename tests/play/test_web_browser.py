@@ -9,19 +9,17 @@ Needs Debian's ``chromium`` and ``chromium-driver`` (``scripts/setup.sh`` instal
 import json
 import os
 import shutil
-import socket
-import threading
 import time
 from pathlib import Path
 
 import numpy as np
 import pytest
-import uvicorn
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
+from support import serve_in_thread
 
 from allfives_env.arena import run_match
 from allfives_env.cli import main as allfives
@@ -65,19 +63,8 @@ def browser():
 def server():
     """A real server (uvicorn in a thread) on a free local port: ``(url, app)``."""
     app = create_app(RulesConfig(num_players=2, target=100), ["greedy", "heuristic", "random"])
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(64)
-    uv = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
-    thread = threading.Thread(target=uv.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + WAIT_S
-    while not uv.started and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert uv.started, "the test server did not start"
-    yield f"http://127.0.0.1:{sock.getsockname()[1]}", app
-    uv.should_exit = True
-    thread.join(timeout=WAIT_S)
+    with serve_in_thread(app) as url:
+        yield url, app
 
 
 @pytest.fixture(scope="module")

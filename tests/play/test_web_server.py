@@ -16,8 +16,11 @@ from allfives_env.play.web.app import create_app
 from allfives_env.play.web.replays import MAX_RECORD_BYTES
 from allfives_env.rules.config import RulesConfig
 from allfives_env.rules.record import parse_records, replay
+from support import serve_in_thread
 
 LOCAL = "http://127.0.0.1"
+RECORD_FILE = {"content-type": "application/octet-stream"}
+JSON = {"content-type": "application/json"}
 
 
 def _client(players=2, agents=("greedy", "heuristic", "random"), target=None):
@@ -63,6 +66,7 @@ def test_a_whole_game_through_the_api_matches_the_engine_and_its_record(players)
     game = _engine(app, final)
     assert final["game_over"] and final["winners"] == list(game.winners)
     record_text = client.get(f"/api/games/{final['id']}/record").text
+    assert final["seed"] == 9 and final["record_ready"]
     [record] = parse_records(record_text.encode().splitlines(), "download")
     assert replay(record).scores == game.scores == [s["score"] for s in final["sides"]]
     expected_seats = {2: ["greedy", "human"], 3: ["greedy", "human", "greedy"],
@@ -120,7 +124,7 @@ def test_refused_moves_say_why_and_change_nothing():
         assert response.status_code == status and words in response.json()["error"], (body, response.text)
         _unchanged(client, app, view)
     for raw in (b"{not json", b"[1, 2]", b"\xff\xfe", b"[" * 50_000):
-        response = client.post(f"/api/games/{view['id']}/move", content=raw)
+        response = client.post(f"/api/games/{view['id']}/move", content=raw, headers=JSON)
         assert response.status_code in (400, 413) and response.json()["error"], raw[:10]
         _unchanged(client, app, view)
     response = client.post(f"/api/games/{view['id']}/advance", json={"version": view["version"]})
@@ -149,8 +153,8 @@ def test_a_request_can_only_choose_the_servers_agents_and_nothing_is_imported(tm
         response = client.post("/api/games", json={"mode": "play", "opponents": [spec]})
         assert response.status_code == 400, spec
         assert "not one of this server's agents; allowed: greedy, heuristic, random" in response.json()["error"]
-    for body, words in [({"mode": "fly"}, "'mode' is 'fly'"), ({"mode": "play", "seat": 2}, "'seat' is 2"),
-                        ({"mode": "play", "seed": -3}, "'seed' is -3"), ({"mode": "play", "seed": "1"}, "'seed' is '1'"),
+    for body, words in [({"mode": "fly"}, "'mode' is \"fly\""), ({"mode": "play", "seat": 2}, "'seat' is 2"),
+                        ({"mode": "play", "seed": -3}, "'seed' is -3"), ({"mode": "play", "seed": "1"}, "'seed' is \"1\""),
                         ({"mode": "play", "partner": "greedy"}, "only for 4 players"),
                         ({"mode": "play", "opponents": []}, "a non-empty list"),
                         ({"mode": "watch", "agents": ["greedy"] * 3}, "3 agent specs for 2 players"),
@@ -159,6 +163,74 @@ def test_a_request_can_only_choose_the_servers_agents_and_nothing_is_imported(tm
         assert response.status_code == 400 and words in response.json()["error"], (body, response.text)
     assert not marker.exists() and "planted_agent" not in sys.modules
     assert len(app.state.store) == before
+
+
+def test_a_persons_game_keeps_its_record_and_seed_until_it_is_over():
+    client, app = _client(target=60)
+    view = _start(client, seed=5)
+    assert view["seed"] is None and not view["record_ready"]  # the seed would rebuild every hand
+    early = client.get(f"/api/games/{view['id']}/record")
+    assert early.status_code == 409 and "ready when the game is over" in early.json()["error"]
+    final = _play_to_the_end(client, app, view, np.random.default_rng(1))
+    assert final["seed"] == 5 and client.get(f"/api/games/{final['id']}/record").status_code == 200
+    watched = client.post("/api/games", json={"mode": "watch", "seed": 4}).json()
+    assert watched["seed"] == 4 and client.get(f"/api/games/{watched['id']}/record").status_code == 200
+
+
+def test_reads_during_agent_turns_never_show_a_half_done_turn_or_a_drawn_tile():
+    """A real server, one thread playing, two polling: every view is of a whole position, and a seated
+    person is never told the tile an agent drew and must play."""
+    app = create_app(RulesConfig(num_players=2, target=150), ["search:engine=compiled"])
+    views, stop = [], threading.Event()
+    with serve_in_thread(app) as url:
+        def call(method, path, body=None):
+            data = None if body is None else json.dumps(body).encode()
+            request = urllib.request.Request(url + path, data=data, method=method, headers=JSON)
+            with urllib.request.urlopen(request, timeout=60) as response:
+                return json.load(response)
+
+        view = call("POST", "/api/games", {"mode": "play", "seat": 0, "seed": 17})
+
+        def poll():
+            while not stop.is_set():
+                views.append(call("GET", f"/api/games/{view['id']}"))
+
+        pollers = [threading.Thread(target=poll) for _ in range(2)]
+        for poller in pollers:
+            poller.start()
+        try:
+            rng = np.random.default_rng(2)
+            while view["waiting_for"] != "over":
+                if view["waiting_for"] == "person":
+                    move = view["moves"][int(rng.integers(len(view["moves"])))]
+                    view = call("POST", f"/api/games/{view['id']}/move", {"version": view["version"], "action": move["action"]})
+                else:
+                    view = call("POST", f"/api/games/{view['id']}/advance", {"version": view["version"]})
+        finally:
+            stop.set()
+            for poller in pollers:
+                poller.join(timeout=60)
+    drew = [v for v in views if v["to_move"] == 1 and any("player_1 (search:engine=compiled) drew" in t for t in v["happened"][-1:])]
+    assert len(views) > 50
+    for seen in views:
+        if seen["to_move"] == 1:
+            assert seen["must_play"] is None and seen["moves"] == []
+            assert seen["waiting_for"] == "agent"
+        assert set(seen["hands"]) == ({"0"} if not seen["hand_over"] else {"0", "1"})
+    assert drew == []  # the agent's draws and play are one turn: no view between them
+
+
+def test_requests_another_site_could_send_are_refused():
+    client, app = _client()
+    foreign = client.post("/api/games", json={"mode": "play"}, headers={"origin": "http://evil.example"})
+    assert foreign.status_code == 403 and "this server answers its own pages only" in foreign.json()["error"]
+    as_text = client.post("/api/games", content=b'{"mode": "play"}', headers={"content-type": "text/plain"})
+    assert as_text.status_code == 415 and "send it as 'application/json'" in as_text.json()["error"]
+    as_form = client.post("/api/replays", content=b"x=1", headers={"content-type": "application/x-www-form-urlencoded"})
+    assert as_form.status_code == 415
+    own = client.post("/api/games", json={"mode": "play"}, headers={"origin": LOCAL})
+    assert own.status_code == 201
+    assert len(app.state.store) == 1
 
 
 def test_the_server_only_answers_to_local_host_names_and_sends_a_content_policy():
@@ -216,7 +288,7 @@ def _record_bytes(tmp_path, players=2, games=2):
 def test_an_uploaded_record_replays_and_a_bad_one_is_refused(tmp_path):
     client, _ = _client()
     data = _record_bytes(tmp_path)
-    response = client.post("/api/replays?game=2", content=data)
+    response = client.post("/api/replays?game=2", content=data, headers=RECORD_FILE)
     assert response.status_code == 200, response.text
     replayed = response.json()
     assert replayed["game"] == 2 and replayed["games_in_file"] == 2 and "Record check passed" in replayed["check"]
@@ -231,10 +303,16 @@ def test_an_uploaded_record_replays_and_a_bad_one_is_refused(tmp_path):
         ("/api/replays", b"\x89PNG\r\n", 400, "line 1: not text"),
         ("/api/replays", b"", 400, "holds no game records"),
         ("/api/replays", b" " * (MAX_RECORD_BYTES + 1), 413, "over the limit"),
+        ("/api/replays", json.dumps({**tampered, "seats": 5}).encode(), 400, "'seats' is 5; expected a list of texts"),
+        ("/api/replays", json.dumps({**tampered, "seats": None}).encode(), 400, "'seats' is null"),
+        ("/api/replays", json.dumps({**tampered, "scores": [10**400, 0]}).encode(), 400, "'scores' is"),
+        ("/api/replays", b'{"config": {}, "hands": [], "scores": [NaN], "winners": []}', 400, "'hands' is []"),
     ]
     for url, body, status, words in cases:
-        response = client.post(url, content=body)
+        response = client.post(url, content=body, headers=RECORD_FILE)
         assert response.status_code == status and words in response.json()["error"], (url, response.text)
+    with_bom = client.post("/api/replays", content=b"\xef\xbb\xbf" + data, headers=RECORD_FILE)  # a Windows editor's file
+    assert with_bom.status_code == 200, with_bom.text
 
 
 # ------------------------------------------------------------------ the commands

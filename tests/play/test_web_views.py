@@ -16,6 +16,7 @@ from allfives_env.play.web.replays import records_from_upload, replay_data
 from allfives_env.play.web.views import position_view
 from allfives_env.rules.actions import DRAW, PASS
 from allfives_env.rules.config import RulesConfig
+from allfives_env.rules.game import Game
 from allfives_env.rules.record import read_records, replay
 from allfives_env.rules.scoring import points_for_count
 from allfives_env.rules.tiles import TILE_LOW, mask_to_tiles, tile_index
@@ -142,12 +143,32 @@ def test_replay_data_has_every_position_and_checks_the_record(tmp_path):
     final = replay(record)
     assert [side["score"] for side in data["positions"][-1]["sides"]] == final.scores
     assert data["positions"][-1]["game_over"] and "Record check passed" in data["check"]
-    closed = data["positions"][-1]["sheet"]
-    assert [row["totals"] for row in closed] == [hand["scores_after"] for hand in record["hands"]]
+    assert [row["totals"] for row in data["sheet"]] == [hand["scores_after"] for hand in record["hands"]]
+    assert all(view["sheet"] is None for view in data["positions"])  # the sheet comes once, not per position
     assert all(set(view["hands"]) == {"0", "1", "2", "3"} for view in data["positions"])  # a spectator's replay
     record["scores"][0] += 5
     with pytest.raises(ValueError, match="replays to scores"):
         replay_data(record)
+
+
+def test_a_replay_is_bounded_and_says_when_the_game_was_left_unfinished(tmp_path):
+    path = tmp_path / "g.jsonl"
+    run_match(RulesConfig(num_players=2, target=60), ["greedy", "random"], 2, seed=1, records_path=path)
+    record = read_records(path)[0]
+    record["hands"][0]["actions"] = record["hands"][0]["actions"] * 3000  # far too many positions
+    with pytest.raises(ValueError, match="a replay holds at most 5,000"):
+        replay_data(record)
+    record = read_records(path)[0]
+    first = record["hands"][0]
+    record["hands"] = [{**first, "actions": first["actions"][:5]}]
+    del record["hands"][0]["scores_after"]
+    game = Game(RulesConfig.from_options(**record["config"]))
+    game.start_game(None, hands=first["hands"], boneyard=first["boneyard"], leader=first["leader"])
+    for action in first["actions"][:5]:
+        game.step(action)
+    record.update(unfinished=True, winners=[], scores=list(game.scores))
+    data = replay_data(record)
+    assert data["unfinished"] and "stopped unfinished in hand 1" in data["check"]
 
 
 def test_an_upload_is_read_as_data_with_a_size_limit():
@@ -161,3 +182,18 @@ def test_an_upload_is_read_as_data_with_a_size_limit():
         records_from_upload(b"\n\n")
     with pytest.raises(ValueError, match="'hands' is missing"):
         records_from_upload(b'{"config": {}, "scores": [], "winners": []}\n')
+
+
+def test_the_tile_a_seat_drew_and_must_play_is_named_to_that_seat_only():
+    found = 0
+    for game, _ in random_states(3, 4, seed=9):
+        if game.must_play < 0:
+            continue
+        mover = game.to_move
+        assert position_view(game, _names(3), viewer=mover)["must_play"] == game.must_play  # R13: yours to play
+        assert position_view(game, _names(3), viewer=None)["must_play"] == game.must_play
+        for other in {0, 1, 2} - {mover}:
+            view = position_view(game, _names(3), viewer=other)
+            assert view["must_play"] is None and game.must_play not in _tiles_named(view)
+        found += 1
+    assert found > 3

@@ -55,14 +55,17 @@ def test_exact_resume_and_the_policy_plays_with_inference(tmp_path):
 
 
 def test_infer_option_of_the_ppo_agent(tmp_path):
-    """``ppo:PATH,infer=off`` turns lookahead_infer into lookahead at play time (``infer=greedy``
-    back); other feature sets and unknown values are refused with the reason."""
+    """A loaded policy assumes nothing about its opponents: a lookahead_infer file plays its inputs as
+    lookahead unless ``infer=greedy`` asks for the exclusions; other feature sets refuse ``infer=greedy``,
+    unknown values are refused with the reason."""
     assert make_agent("ppo:checkpoints/ppo_3p.pt").infer == "off"
     with pytest.raises(ValueError, match="infer=greedy needs lookahead features"):
         make_agent("ppo:checkpoints/ppo_3p.pt,infer=greedy")
-    four = make_agent("ppo:checkpoints/ppo_4p.pt")  # the shipped 4-player file plays with the exclusions
-    assert (four.features, four.infer) == ("lookahead_infer", "greedy")
+    four = make_agent("ppo:checkpoints/ppo_4p.pt")  # opponent-agnostic by default
+    assert (four.features, four.infer) == ("lookahead", "off")
     assert make_agent("ppo:checkpoints/ppo_4p.pt,infer=off").features == "lookahead"
+    modelled = make_agent("ppo:checkpoints/ppo_4p.pt,infer=greedy")
+    assert (modelled.features, modelled.infer) == ("lookahead_infer", "greedy")
     plain = str(tmp_path / "plain")
     assert train_main(["--config", "configs/smoke.yaml", "--run-dir", plain, "eval_every=0", "tensorboard=false",
                        "total_timesteps=1024"]) == 0

@@ -4,10 +4,11 @@
 loads a policy file written by ``training/`` (a full training checkpoint or a
 small policy export; both hold the same ``"policy"`` record,
 :mod:`.policy_file`) and plays with it.
-``infer=greedy`` / ``infer=off`` switches the greedy exclusions of a
-``lookahead`` policy's inputs on or off (``features=lookahead_infer``,
-:mod:`.features`); by default the record's features decide. The exclusions
-come from replaying the view's events.
+A loaded policy assumes nothing about its opponents: its derived inputs are
+read without any opponent model, whatever features it was trained with.
+``infer=greedy`` opts into the greedy exclusions of a ``lookahead`` policy's
+inputs (``features=lookahead_infer``, :mod:`.features`: exact against greedy
+opponents, a model against others); they come from replaying the view's events.
 
 At play time the agent encodes ``view`` with the
 :class:`~allfives_env.env.encoders.DefaultEncoder`, appends the record's derived
@@ -127,14 +128,18 @@ def _load(path):
 
 
 class PPOAgent(BaseAgent):
-    """ppo:PATH: a trained PPO policy (most likely legal action; ``sample=true`` samples; ``infer=greedy|off``)."""
+    """ppo:PATH: a trained PPO policy (most likely legal action; ``sample=true`` samples; ``infer=greedy``
+    models the opponents as greedy players, off by default)."""
 
     name = "ppo"
 
-    def __init__(self, path, sample=False, infer=None):
+    def __init__(self, path, sample=False, infer="off"):
         super().__init__()
-        if infer not in (None, "off", "greedy"):
-            raise ValueError(f"infer={infer!r} is not allowed; allowed: 'greedy' or 'off' (default: the file's)")
+        if infer is None:
+            infer = "off"
+        if infer not in ("off", "greedy"):
+            raise ValueError(f"infer={infer!r} is not allowed; allowed: 'off' (the default: no opponent model) "
+                             "or 'greedy'")
         if not os.path.isfile(path):
             raise CheckpointError(f"checkpoint not found: {path!r}")
         rules, features, policy = _load(path)
@@ -143,7 +148,7 @@ class PPOAgent(BaseAgent):
     @classmethod
     def from_network(cls, net, rules, features, sample=False):
         """An agent playing ``net`` (a live :class:`~allfives_env.agents.ppo.network.PolicyNet`) as it
-        is now, without a file: what training evaluates."""
+        is now, without a file: what training evaluates (with the inputs it trains on)."""
         agent = cls.__new__(cls)
         BaseAgent.__init__(agent)
         agent._setup("<network in memory>", rules, features, NumpyPolicy(net), sample, None)

@@ -137,12 +137,12 @@ class _Api:
         if seed is None:
             seed = random.SystemRandom().randrange(2**31)
         elif not _is_int(seed) or not 0 <= seed <= MAX_SEED:
-            raise RequestError(f"'seed' is {seed!r}; allowed: null (a fresh deal) or a whole number 0..{MAX_SEED}")
+            raise RequestError(f"'seed' is {_shown(seed)}; allowed: null (a fresh deal) or a whole number 0..{MAX_SEED}")
         if mode == PLAY:
             _only(body, {"mode", "seat", "opponents", "partner", "seed"}, "a play game")
             seat = body.get("seat", 0)
             if not _is_int(seat) or not 0 <= seat < config.num_players:
-                raise RequestError(f"'seat' is {seat!r}; allowed: 0..{config.num_players - 1}")
+                raise RequestError(f"'seat' is {_shown(seat)}; allowed: 0..{config.num_players - 1}")
             opponents = self._chosen(body.get("opponents", [self.settings.agent_specs[0]]), "opponents")
             partner = body.get("partner")
             if partner is not None:
@@ -158,7 +158,7 @@ class _Api:
             names = [f"player_{s} ({spec})" for s, spec in enumerate(specs)]
             human = None
         else:
-            raise RequestError(f"'mode' is {mode!r}; allowed: 'play' (a person against agents) or 'watch' (agents only)")
+            raise RequestError(f"'mode' is {_shown(mode)}; allowed: 'play' (a person against agents) or 'watch' (agents only)")
         agents = [None if spec is None else make_agent(spec) for spec in specs]
         return WebGame(game_id, mode, config, agents, names, seat_specs, seed, human)
 
@@ -175,7 +175,8 @@ class _Api:
         return specs
 
     async def get_game(self, request):
-        return JSONResponse(self.store.get(request.path_params["game_id"]).view())
+        game = self.store.get(request.path_params["game_id"])
+        return JSONResponse(await run_in_threadpool(_locked, game, None))
 
     async def move(self, request):
         game = self.store.get(request.path_params["game_id"])
@@ -193,8 +194,7 @@ class _Api:
 
     async def record(self, request):
         game = self.store.get(request.path_params["game_id"])
-        with game.lock:
-            text = game.record_text()
+        text = await run_in_threadpool(_locked_record, game)
         headers = {"Content-Disposition": f'attachment; filename="allfives-{game.id}.jsonl"'}
         return Response(text, media_type="application/x-ndjson", headers=headers)
 
@@ -202,15 +202,23 @@ class _Api:
         number = request.query_params.get("game", "1")
         if not (number.isascii() and number.isdigit()) or int(number) < 1:
             raise RequestError(f"game={number!r}; allowed: a game number from 1")
+        _check_sender(request, "application/octet-stream")
         data = await _body(request, MAX_RECORD_BYTES, "a record file")
         return JSONResponse(await run_in_threadpool(_replay_upload, data, int(number)))
 
 
 def _locked(game, change, *args):
-    """``change(*args)`` under the game's lock, then the game's view."""
+    """``change(*args)`` (if any) under the game's lock, then the game's view: a view is never built
+    while an agent's turn is half done."""
     with game.lock:
-        change(*args)
+        if change is not None:
+            change(*args)
         return game.view()
+
+
+def _locked_record(game):
+    with game.lock:
+        return game.record_text()
 
 
 def _replay_upload(data, number):
@@ -240,8 +248,20 @@ async def _body(request, limit, what) -> bytes:
     return b"".join(chunks)
 
 
+def _check_sender(request, content_type):
+    """Refuse a request another site's page could send: a foreign ``Origin``, or a body that is not
+    ``content_type`` (a cross-site form or ``text/plain`` post needs no permission; these types do)."""
+    origin = request.headers.get("origin")
+    if origin is not None and origin != f"{request.url.scheme}://{request.headers.get('host', '')}":
+        raise RequestError(f"a request from {origin} is refused: this server answers its own pages only", 403)
+    sent = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if sent != content_type:
+        raise RequestError(f"the request body is sent as {sent or 'nothing'!r}; send it as {content_type!r}", 415)
+
+
 async def _json_body(request, allowed_keys) -> dict:
     """The request's JSON object, with only ``allowed_keys``."""
+    _check_sender(request, "application/json")
     data = await _body(request, MAX_REQUEST_BYTES, "a request")
     try:
         body = json.loads(data or b"{}")

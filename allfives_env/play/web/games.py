@@ -67,8 +67,13 @@ class WebGame:
         happened = self.log + ([pending] if pending else [])
         view = position_view(self.game, self.table.names, self.human_seat, happened, self.table.sheet)
         view.update(id=self.id, mode=self.mode, version=self.version, waiting_for=self.waiting_for(),
-                    seat_specs=self.seat_specs, seed=self.table.seed)
+                    seat_specs=self.seat_specs, seed=self.table.seed if self._may_see_everything() else None,
+                    record_ready=self._may_see_everything())
         return view
+
+    def _may_see_everything(self) -> bool:
+        """The seed and the record reveal every deal: a seated person gets them when the game is over."""
+        return self.human_seat is None or self.game.game_over
 
     # ------------------------------------------------------------------ changes
     def move(self, version, action) -> None:
@@ -116,7 +121,10 @@ class WebGame:
                 WAIT_NOTHING: "nothing: the game is over"}[self.waiting_for()]
 
     def record_text(self) -> str:
-        """The game so far as one JSONL record line (the format of :mod:`allfives_env.rules.record`)."""
+        """The game so far as one JSONL record line (the format of :mod:`allfives_env.rules.record`);
+        for a person's game only once it is over (the record holds every hand and the boneyard)."""
+        if not self._may_see_everything():
+            raise RequestError("the record holds every hand and the boneyard: it is ready when the game is over", 409)
         return record_line(self.table.record(self.seat_specs))
 
 

@@ -8,6 +8,8 @@ from .views import position_view
 
 #: the largest record upload the server reads (a few hundred games of ``eval --records``)
 MAX_RECORD_BYTES = 5_000_000
+#: the most positions a replay holds (a game to 250 has a few hundred; this is one of about 100 hands)
+MAX_REPLAY_POSITIONS = 5_000
 
 
 def records_from_upload(data: bytes, name="the uploaded file") -> list:
@@ -32,7 +34,12 @@ def replay_data(record, game_number=1, games_in_file=1) -> dict:
     """The replay page's data: every position of ``record`` (its deal, then after every step) as
     :func:`position_view` gives it to a spectator, the sentences that led to it, the score sheet
     as each hand closes, where each hand starts, and the record check's sentence. A record that
-    does not replay (an illegal action, a score that does not match) is a ``ValueError``."""
+    does not replay (an illegal action, a score that does not match) is a ``ValueError``, and so is
+    one of more than :data:`MAX_REPLAY_POSITIONS` positions. The score sheet comes once, as the
+    rows of the hands that closed (``sheet``); each position shows the rows up to its hand."""
+    steps = sum(len(hand.get("actions") or ()) + 1 for hand in record.get("hands") or ())
+    if steps > MAX_REPLAY_POSITIONS:
+        raise ValueError(f"the game has {steps:,} positions; a replay holds at most {MAX_REPLAY_POSITIONS:,}")
     positions, names = replay_positions(record)
     sheet = ScoreSheet(positions[0][1].num_sides)
     views, hand_starts = [], []
@@ -41,11 +48,18 @@ def replay_data(record, game_number=1, games_in_file=1) -> dict:
             hand_starts.append(i)
         if game.hand_over:  # a hand's last position: the next one is a deal
             sheet.close_hand(game)
-        views.append(position_view(game, names, None, sentences, sheet))
+        views.append(position_view(game, names, None, sentences))
     final = positions[-1][1]
-    scores = scores_text(final, names)
-    check = (f"Record check passed: {len(record['hands'])} hand(s) replay to the recorded scores hand by hand "
-             f"and to the final scores ({scores}).")
-    return {"positions": views, "hand_starts": hand_starts, "names": names, "check": check,
-            "game": game_number, "games_in_file": games_in_file, "unfinished": not final.game_over,
-            "seats": [str(seat) for seat in record.get("seats", [])][: final.num_players]}
+    return {"positions": views, "hand_starts": hand_starts, "names": names, "check": _check_sentence(record, final, names),
+            "sheet": [{"hand": number, "how": how, "gains": gains, "totals": totals}
+                      for number, how, gains, totals in sheet.rows],
+            "game": game_number, "games_in_file": games_in_file, "unfinished": not final.game_over}
+
+
+def _check_sentence(record, final, names):
+    hands = len(record["hands"])
+    if final.game_over:
+        return (f"Record check passed: {hands} hand(s) replay to the recorded scores hand by hand and to the "
+                f"final scores ({scores_text(final, names)}).")
+    return (f"Record check passed: {hands} hand(s) replay to the recorded scores hand by hand; the game was "
+            f"stopped unfinished in hand {final.hand_number + 1} ({scores_text(final, names)}).")

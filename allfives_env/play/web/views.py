@@ -39,7 +39,9 @@ def position_view(game, names, viewer=None, happened=(), sheet=None) -> dict:
         "to_move": to_move,
         "hands": {str(seat): hand_view(game, seat) for seat in visible_seats(game, viewer)},
         "moves": moves_view(game) if viewer is not None and viewer == to_move else [],
-        "must_play": game.must_play if game.must_play >= 0 and to_move is not None else None,
+        # the drawn tile that must be played is the drawer's secret until it is played
+        "must_play": game.must_play if game.must_play >= 0 and to_move is not None and viewer in (None, to_move)
+        else None,
         "last_tile": _last_played(game),
         "happened": list(happened),
         "hand_over": game.hand_over,

@@ -7,7 +7,9 @@
   const SVGNS = "http://www.w3.org/2000/svg";
   const GAP = 0.12; // between tiles, in tile-half units
   // the smallest layout box, in tile-half units (a phone gets bigger tiles)
-  const MIN_VIEW = window.innerWidth < 600 ? [11, 6] : [20, 8];
+  const MIN_VIEW = window.innerWidth < 600 ? [11, 5] : [20, 6];
+  // pixels per tile-half: as large as the width allows within these; a longer layout scrolls sideways
+  const MIN_PX = 20, MAX_PX = 44;
   const SPEEDS = [["slow", 1500], ["normal", 700], ["fast", 250], ["fastest", 30]];
   // pip centres on a unit half, for 0..6
   const PIPS = [
@@ -148,6 +150,7 @@
     const root = s("svg", { class: "layout", role: "img", "aria-label": layoutLabel(view) });
     if (layout.empty) {
       root.setAttribute("viewBox", `${-MIN_VIEW[0] / 2} ${-MIN_VIEW[1] / 2} ${MIN_VIEW[0]} ${MIN_VIEW[1]}`);
+      sizeLayout(root, MIN_VIEW[0], MIN_VIEW[1]);
       root.append(s("text", { x: 0, y: 0.15, class: "empty-note", text: "empty layout: the next play leads" }));
       if (targets.LEAD) root.append(endMarker(0, 0, "lead", "", targets.LEAD, onTarget));
       return root;
@@ -172,7 +175,17 @@
     const width = Math.max(maxX - minX, MIN_VIEW[0]), height = Math.max(maxY - minY, MIN_VIEW[1]);
     const left = (minX + maxX - width) / 2, top = (minY + maxY - height) / 2;
     root.setAttribute("viewBox", `${left} ${top} ${width} ${height}`);
+    sizeLayout(root, width, height);
     return root;
+  }
+
+  // The drawing's size in pixels: the page's width shared out, but never so small that pips blur.
+  function sizeLayout(root, width, height) {
+    const across = Math.max(200, app.clientWidth - 40); // the felt's inner width
+    const down = Math.max(160, window.innerHeight * 0.5); // half the screen: the hand stays in sight
+    const px = Math.max(MIN_PX, Math.min(MAX_PX, across / width, down / height));
+    root.setAttribute("width", Math.round(width * px));
+    root.setAttribute("height", Math.round(height * px));
   }
 
   function endMarker(cx, cy, slot, label, move, onTarget, countsNothing) {
@@ -305,13 +318,14 @@
       h("ol", { id: "log" }, items.map((text, i) => h("li", { class: i === items.length - 1 ? "latest" : "", text }))));
   }
 
-  function sheetTable(view) {
-    if (!view.sheet || !view.sheet.length) return null;
+  function sheetTable(view, rows) {
+    rows = rows || view.sheet;
+    if (!rows || !rows.length) return null;
     return h("div", { class: "sheet" }, h("h3", { text: "Score sheet" }),
       h("table", { id: "sheet" },
         h("thead", {}, h("tr", {}, h("th", { text: "hand" }), h("th", { text: "ended by" }),
           view.sides.map((side) => h("th", { text: side.label })))),
-        h("tbody", {}, view.sheet.map((row) => h("tr", {},
+        h("tbody", {}, rows.map((row) => h("tr", {},
           h("td", { text: String(row.hand) }), h("td", { text: row.how }),
           row.totals.map((total, k) => h("td", {
             text: `${points(total)} (${row.gains[k] >= 0 ? "+" : ""}${points(row.gains[k])})`,
@@ -361,13 +375,15 @@
       document.body.dataset.version = view.version;
       document.body.dataset.waiting = view.waiting_for;
       const ctx = { selected: state.selected, onTile: chooseTile, onMove: sendMove, freshTile: view.last_tile };
-      body.replaceChildren(board(view, ctx), happenedList(view), sheetTable(view),
-        h("p", { class: "links" }, h("a", { href: `/api/games/${view.id}/record`, download: "", text: "download the record" }),
-          " | ", h("a", { href: `/replay?game_id=${view.id}`, text: "replay this game" }),
-          " | ", h("a", { href: "/", text: "new game" }), ` | seed ${view.seed}`));
+      const links = [h("a", { href: "/", text: "new game" })];
+      if (view.record_ready) {  // the record and the seed show every hand: a person gets them at the end
+        links.push(" | ", h("a", { href: `/api/games/${view.id}/record`, download: "", text: "download the record" }),
+          " | ", h("a", { href: `/replay?game_id=${view.id}`, text: "replay this game" }), ` | seed ${view.seed}`);
+      }
+      body.replaceChildren(board(view, ctx), happenedList(view), sheetTable(view), h("p", { class: "links" }, links));
       renderBanner(view);
       const focus = body.querySelector(".tile.selected") ? body.querySelector(".end.target")
-        : body.querySelector("#moves button");
+        : body.querySelector(".hand.own button.tile.legal") || body.querySelector("#moves button");
       if (focus && document.activeElement === document.body) focus.focus({ preventScroll: true });
     }
 
@@ -436,6 +452,7 @@
       if (first) first.focus({ preventScroll: true });
     }
 
+    window.addEventListener("resize", () => { if (state.view) render(); });
     document.addEventListener("keydown", (event) => {
       if (!state.view || event.target.closest && event.target.closest("input, select, textarea")) return;
       const view = state.view;
@@ -548,6 +565,7 @@
         showMessage("");
         replayViewer(viewer, data);
       } catch (error) {
+        viewer.replaceChildren(); // a refused record leaves no older replay on the screen
         showMessage(error.message);
       }
     }
@@ -562,12 +580,21 @@
     });
     const fromGame = new URLSearchParams(window.location.search).get("game_id");
     if (fromGame) {
-      fetch(`/api/games/${encodeURIComponent(fromGame)}/record`).then((r) => {
-        if (!r.ok) throw new Error(`no game ${fromGame} on this server`);
+      fetch(`/api/games/${encodeURIComponent(fromGame)}/record`).then(async (r) => {
+        if (!r.ok) throw new Error((await r.json().catch(() => ({}))).error || `no game ${fromGame} on this server`);
         return r.arrayBuffer();
       }).then(open, (error) => showMessage(error.message));
     }
   }
+
+  // The replay page's keys drive whichever replay it shows now (a second record replaces the first).
+  const replayKeys = { current: null, redraw: null };
+  document.addEventListener("keydown", (event) => {
+    if (mode !== "replay" || !replayKeys.current) return;
+    if (event.target.closest && event.target.closest("input, select, textarea")) return;
+    if (replayKeys.current(event)) event.preventDefault();
+  });
+  window.addEventListener("resize", () => { if (mode === "replay" && replayKeys.redraw) replayKeys.redraw(); });
 
   function replayViewer(root, data) {
     const positions = data.positions, starts = data.hand_starts;
@@ -601,21 +628,20 @@
         + (view.hand_over ? ", hand over" : "");
       const ctx = { selected: null, onTile: () => {}, onMove: () => {}, freshTile: view.last_tile };
       document.body.dataset.position = index;
-      area.replaceChildren(board(view, ctx), happenedList(view), sheetTable(view));
+      const rows = data.sheet.filter((row) => row.hand < view.hand_number || (row.hand === view.hand_number && view.hand_over));
+      area.replaceChildren(board(view, ctx), happenedList(view), sheetTable(view, rows));
     }
-    root.tabIndex = -1;
-    document.addEventListener("keydown", (event) => {
-      if (event.target.closest && event.target.closest("input, select, textarea")) return;
+    replayKeys.current = (event) => {
       const k = handOf(index);
       const keys = {
         ArrowRight: index + 1, ArrowLeft: index - 1, Home: 0, End: positions.length - 1,
         PageDown: starts[k + 1] ?? positions.length - 1, PageUp: starts[Math.max(0, k - (index === starts[k] ? 1 : 0))],
       };
-      if (event.key in keys) {
-        event.preventDefault();
-        go(keys[event.key]);
-      }
-    });
+      if (!(event.key in keys)) return false;
+      go(keys[event.key]);
+      return true;
+    };
+    replayKeys.redraw = () => go(index);
     go(0);
   }
 
