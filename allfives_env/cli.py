@@ -174,7 +174,7 @@ def _add_match_options(p):
 # ------------------------------------------------------------------ eval
 def add_eval(p):
     p.add_argument("--agents", nargs="+", required=True, metavar="SPEC",
-                   help="one spec per side: random, greedy, heuristic, search[:samples=32], ppo:PATH, "
+                   help="one spec per side: random, greedy, heuristic, search[:samples=32], champion, ppo:PATH, "
                         "openspiel:ismcts, module:Class")
     _add_match_options(p)
     p.add_argument("--json", metavar="PATH", help="write the results as JSON")

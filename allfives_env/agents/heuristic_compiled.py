@@ -17,31 +17,8 @@ kernels, which read the Python agent's default weights (no import cycle).
 import numpy as np
 from numba import njit
 
-from ..compiled.rules import forced_action
 from ..compiled.state import DRAW, F_TARGET, NUM_FIELDS, OPTS
-from .greedy import greedy_key
-from .search_compiled import HEURISTIC_WEIGHTS, heuristic_values, legal_placements
-
-
-@njit(**OPTS)
-def heuristic_move(st, b, hands, scores, cfg, target, weights, legal, values, lst, lhands, lscores, replies):
-    """:meth:`HeuristicAgent.act` for the seat to move in game ``b`` (``weights`` as
-    :data:`~allfives_env.agents.search_compiled.HEURISTIC_WEIGHTS`). ``legal``/``values`` (112),
-    row 0 of ``lst``/``lhands``/``lscores`` and ``replies`` (28) are scratch."""
-    forced = forced_action(st, b, hands)
-    if forced >= 0:
-        return forced
-    n_legal = legal_placements(st, b, hands, legal)
-    if n_legal == 1:
-        return legal[0]
-    heuristic_values(st, b, hands, scores, cfg, target, legal, n_legal, weights, lst, lhands, lscores, 0,
-                     replies, values)
-    best = 0
-    for k in range(1, n_legal):
-        if values[k] > values[best] or (values[k] == values[best] and
-                                        greedy_key(0, legal[k]) > greedy_key(0, legal[best])):  # the tie rank
-            best = k
-    return legal[best]
+from .search_compiled import HEURISTIC_WEIGHTS, heuristic_move
 
 
 @njit(**OPTS)

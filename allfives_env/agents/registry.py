@@ -1,7 +1,7 @@
 """Agent specs: the strings the arena, ``allfives eval`` and training accept.
 
 * ``"name"`` or ``"name:key=val,key=val"`` for a named agent (``random``,
-  ``greedy``, ``heuristic``, ``search``; e.g. ``search:samples=32``);
+  ``greedy``, ``heuristic``, ``search``, ``champion``; e.g. ``search:samples=32``);
 * ``"ppo:PATH"`` (or ``"name:PATH,key=val"``) for an agent that loads a file;
 * ``"openspiel:BOT"`` (e.g. ``openspiel:ismcts,simulations=50``) for an OpenSpiel
   bot by name (needs the ``openspiel`` extra);
@@ -49,6 +49,7 @@ BUILTIN_AGENTS = {
     "greedy": ("allfives_env.agents.greedy", "GreedyAgent", None),
     "heuristic": ("allfives_env.agents.heuristic", "HeuristicAgent", None),
     "search": ("allfives_env.agents.search", "SearchAgent", None),
+    "champion": ("allfives_env.agents.search", "ChampionAgent", None),
     "ppo": ("allfives_env.agents.ppo.agent", "PPOAgent", "PATH"),
     # named by path, imported only when used: the agents layer never imports integrations itself
     "openspiel": ("allfives_env.integrations.openspiel", "OpenSpielAgent", "BOT"),

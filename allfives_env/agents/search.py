@@ -9,7 +9,10 @@ sizes and known lacking suits):
    actions face the same hidden tiles, which removes most of the noise from
    the comparison);
 2. play the rest of the hand out with the greedy policy for every seat (or
-   at most ``depth`` further steps when ``depth`` is set);
+   at most ``depth`` further steps when ``depth`` is set); ``rollout=heuristic``
+   plays every seat with the heuristic agent instead (slower per world, and far
+   stronger: the rollouts then deny replies and keep suit control as good
+   players do);
 3. score the action by the points its side gained minus the mean gained by the
    other sides over that stretch (hand bonus included). Reaching the target
    counts as ``win_value`` extra (lost: minus it), so the search plays for the
@@ -40,7 +43,7 @@ milliseconds have passed, after at least ``min_samples`` worlds).
 import time
 
 from ..rules.actions import DRAW
-from ..rules.view import sample_world
+from ..rules.view import player_view, sample_world
 from .base import BaseAgent
 from .greedy import greedy_action
 from .heuristic import HeuristicAgent, score_placements
@@ -48,6 +51,8 @@ from .heuristic import HeuristicAgent, score_placements
 #: Worlds per move when ``samples`` is not given: a 2-player game then takes about
 #: 0.5 s of CPU on one core of the development machine, 3 and 4 players a little more.
 DEFAULT_SAMPLES = {2: 24, 3: 40, 4: 48}
+#: The champion's worlds per move: as many as keep a game under a second of CPU (measured in docs/results.md).
+CHAMPION_SAMPLES = {2: 256, 3: 128, 4: 128}
 
 
 def best_action(legal_actions, values, greedy_choice) -> int:
@@ -62,8 +67,11 @@ class SearchAgent(BaseAgent):
     name = "search"
 
     def __init__(self, samples=None, depth=None, time_ms=None, min_samples=4, win_value=100.0, prior_weight=1.0,
-                 engine=None, infer=None):
+                 engine=None, infer=None, rollout="greedy"):
         super().__init__()
+        if rollout not in ("greedy", "heuristic"):
+            raise ValueError(f"rollout={rollout!r} is not allowed; allowed: 'greedy' (the default) or 'heuristic'")
+        self.rollout = rollout
         if engine not in (None, "python", "compiled"):
             raise ValueError(f"engine={engine!r} is not allowed; allowed: 'python' or 'compiled'")
         if infer not in (None, "off", "greedy"):
@@ -89,14 +97,17 @@ class SearchAgent(BaseAgent):
         self.min_samples = int(min_samples)
         self.win_value = float(win_value)
 
+    #: worlds per move by player count when ``samples`` is not given
+    default_samples = DEFAULT_SAMPLES
+
     def reset(self, seat, config, rng):
         super().reset(seat, config, rng)
-        self._samples = self.samples or DEFAULT_SAMPLES[config.num_players]
+        self._samples = self.samples or self.default_samples[config.num_players]
         if self.engine == "compiled":
             from .search_compiled import CompiledSearch
 
             self._compiled = CompiledSearch(config, self._samples, self.win_value, self.prior_weight, rng,
-                                            infer=self.infer == "greedy")
+                                            infer=self.infer == "greedy", rollout=self.rollout)
 
     def act(self, view, legal_actions):
         if len(legal_actions) == 1 or legal_actions[0] >= DRAW:
@@ -131,6 +142,16 @@ class SearchAgent(BaseAgent):
             means = [m + self.prior_weight * min(prior[a], 1e3) for m, a in zip(means, legal)]
         return means
 
+    def _rollout_action(self, g):
+        """The rollout's move for the seat to move in the world ``g``: greedy's, or the heuristic's
+        from that seat's own view."""
+        actions = g.legal_actions()
+        if len(actions) == 1:
+            return actions[0]
+        if self.rollout == "heuristic":
+            return self._prior.act(player_view(g, g.to_move), actions)
+        return greedy_action(g, actions)
+
     def _rollout(self, g, side, before) -> float:
         steps = self.depth
         while not g.hand_over:
@@ -138,8 +159,7 @@ class SearchAgent(BaseAgent):
                 if steps <= 0:
                     break
                 steps -= 1
-            actions = g.legal_actions()
-            g.step(actions[0] if len(actions) == 1 else greedy_action(g, actions))
+            g.step(self._rollout_action(g))
         scores = g.scores
         n = len(scores)
         mine = scores[side] - before[side]
@@ -148,3 +168,16 @@ class SearchAgent(BaseAgent):
         if g.game_over:
             value += self.win_value if side in g.winners else -self.win_value
         return value
+
+
+class ChampionAgent(SearchAgent):
+    """champion: the strongest player shipped: the compiled search with heuristic rollouts and
+    :data:`CHAMPION_SAMPLES` worlds per move (under a second of CPU per game). Options:
+    ``samples``, ``prior_weight``, ``win_value`` as for ``search``."""
+
+    name = "champion"
+    default_samples = CHAMPION_SAMPLES
+
+    def __init__(self, samples=None, prior_weight=1.0, win_value=100.0):
+        super().__init__(samples=samples, win_value=win_value, prior_weight=prior_weight, engine="compiled",
+                         rollout="heuristic")

@@ -35,6 +35,7 @@ from ..compiled.rules import (
     bit_index,
     count_after,
     fitting_tiles,
+    forced_action,
     layout_count,
     mask_pips,
     place,
@@ -78,7 +79,7 @@ from ..compiled.state import (
     kernel_config,
 )
 from ..env.encoders import default_layout
-from .greedy import greedy_move
+from .greedy import greedy_key, greedy_move
 from .heuristic import HeuristicAgent
 from .inference import view_exclusions
 
@@ -86,6 +87,9 @@ PIPS = np.array([int(LOW[t] + HIGH[t]) for t in range(28)], np.int64)
 ALL_TILES = (1 << 28) - 1
 #: Scratch rows a search needs: the sampled world and the game an action is tried in.
 WORLD, TRIAL = 0, 1
+#: How the rollouts play every seat: greedy (the default) or the heuristic agent.
+ROLLOUTS = ("greedy", "heuristic")
+GREEDY_ROLLOUT, HEURISTIC_ROLLOUT = 0, 1
 #: The heuristic agent's default weights, in the order heuristic_values reads them (heuristic.WEIGHT_NAMES).
 HEURISTIC_WEIGHTS = HeuristicAgent().weight_array()
 
@@ -136,6 +140,40 @@ def rollout_value(st, b, hands, scores, gains, cfg, target, side, before, win_va
     while not st[b, HAND_OVER]:
         apply_action(st, b, hands, scores, gains, cfg, target, greedy_move(st, b, hands, divisor))
     return outcome_value(st, b, scores, cfg[C_SIDES], side, before, win_value)
+
+
+@njit(**OPTS)
+def heuristic_rollout_value(st, b, hands, scores, gains, cfg, target, side, before, win_value, weights, legal, values,
+                            lst, lhands, lscores, replies):
+    """:func:`rollout_value` with every seat playing the heuristic agent (:func:`heuristic_move`;
+    ``legal``/``values``, row 0 of ``lst``/``lhands``/``lscores`` and ``replies`` are its scratch)."""
+    while not st[b, HAND_OVER]:
+        action = heuristic_move(st, b, hands, scores, cfg, target, weights, legal, values, lst, lhands, lscores,
+                                replies)
+        apply_action(st, b, hands, scores, gains, cfg, target, action)
+    return outcome_value(st, b, scores, cfg[C_SIDES], side, before, win_value)
+
+
+@njit(**OPTS)
+def heuristic_move(st, b, hands, scores, cfg, target, weights, legal, values, lst, lhands, lscores, replies):
+    """:meth:`HeuristicAgent.act` for the seat to move in game ``b`` (``weights`` as
+    :data:`HEURISTIC_WEIGHTS`): the placement of highest heuristic value, ties to greedy's order;
+    a forced draw or pass as it is. ``legal``/``values`` (112), row 0 of ``lst``/``lhands``/``lscores``
+    and ``replies`` (28) are scratch."""
+    forced = forced_action(st, b, hands)
+    if forced >= 0:
+        return forced
+    n_legal = legal_placements(st, b, hands, legal)
+    if n_legal == 1:
+        return legal[0]
+    heuristic_values(st, b, hands, scores, cfg, target, legal, n_legal, weights, lst, lhands, lscores, 0,
+                     replies, values)
+    best = 0
+    for k in range(1, n_legal):
+        if values[k] > values[best] or (values[k] == values[best] and
+                                        greedy_key(0, legal[k]) > greedy_key(0, legal[best])):  # the tie rank
+            best = k
+    return legal[best]
 
 
 @njit(**OPTS)
@@ -372,14 +410,16 @@ def heuristic_values(st, b, hands, scores, cfg, target, legal, n_legal, weights,
 @njit(**OPTS)
 def search_values(st, hands, scores, b, cfg, fcfg, samples, win_value, prior_weight, weights, attempts,
                   rng, rng_slot, wst, whands, wscores, wgains, legal, values, prior, tiles, replies, before, forbid,
-                  no_forbid):
+                  no_forbid, rollout, rlegal, rvalues, rst, rhands, rscores, rreplies):
     """The search's value of each legal placement of the seat to move in game ``b``.
 
     Writes the placements to ``legal`` and their values to ``values``; returns how many
     (0 when the seat must draw or pass). ``wst``/``whands``/``wscores``/``wgains`` hold
     three scratch rows (the world, a trial, the heuristic's layout); ``rng[rng_slot]``
     is the SplitMix64 stream of the sampling; ``prior`` (112), ``tiles`` (28), ``replies`` (28) and
-    ``before`` (sides) are scratch too; ``forbid`` and ``no_forbid`` as in :func:`draw_world`."""
+    ``before`` (sides) are scratch too; ``forbid`` and ``no_forbid`` as in :func:`draw_world`.
+    ``rollout``: :data:`GREEDY_ROLLOUT` or :data:`HEURISTIC_ROLLOUT`, whose moves use the
+    ``r*`` scratch (as :func:`heuristic_move`'s)."""
     n_legal = legal_placements(st, b, hands, legal)
     if n_legal == 0:
         return 0
@@ -397,7 +437,12 @@ def search_values(st, hands, scores, b, cfg, fcfg, samples, win_value, prior_wei
         for k in range(n_legal):
             copy_game(wst, whands, wscores, WORLD, wst, whands, wscores, TRIAL)
             apply_action(wst, TRIAL, whands, wscores, wgains, cfg, target, legal[k])
-            values[k] += rollout_value(wst, TRIAL, whands, wscores, wgains, cfg, target, side, before, win_value)
+            if rollout == HEURISTIC_ROLLOUT:
+                values[k] += heuristic_rollout_value(wst, TRIAL, whands, wscores, wgains, cfg, target, side, before,
+                                                     win_value, weights, rlegal, rvalues, rst, rhands, rscores,
+                                                     rreplies)
+            else:
+                values[k] += rollout_value(wst, TRIAL, whands, wscores, wgains, cfg, target, side, before, win_value)
     for k in range(n_legal):
         values[k] /= samples
     if prior_weight != 0.0:
@@ -411,9 +456,12 @@ def search_values(st, hands, scores, b, cfg, fcfg, samples, win_value, prior_wei
 class SearchScratch:
     """The budget, the random stream and the per-decision scratch arrays of a compiled searcher."""
 
-    def __init__(self, num_sides, samples, win_value, prior_weight, seed, attempts):
+    def __init__(self, num_sides, samples, win_value, prior_weight, seed, attempts, rollout="greedy"):
         from ..vector.batched import make_rng_state
 
+        if rollout not in ROLLOUTS:
+            raise ValueError(f"rollout={rollout!r} is not allowed; allowed: {', '.join(map(repr, ROLLOUTS))}")
+        self.rollout = ROLLOUTS.index(rollout)
         self.samples, self.win_value, self.prior_weight = int(samples), float(win_value), float(prior_weight)
         self.attempts = int(attempts)
         self.rng = make_rng_state(seed, 1)
@@ -425,6 +473,13 @@ class SearchScratch:
         self.replies = np.zeros(28, np.float64)
         self.before = np.zeros(num_sides, np.float64)
         self.no_forbid = np.zeros(4, np.int64)
+        # the heuristic rollouts' own scratch (the heuristic prior uses row 2 of the world rows)
+        self.rlegal = np.zeros(DRAW, np.int64)
+        self.rvalues = np.zeros(DRAW, np.float64)
+        self.rst = np.zeros((1, NUM_FIELDS), np.int8)
+        self.rhands = np.zeros((1, 8), np.int64)
+        self.rscores = np.zeros((1, num_sides), np.float64)
+        self.rreplies = np.zeros(28, np.float64)
 
 
 class Searcher(SearchScratch):
@@ -435,8 +490,8 @@ class Searcher(SearchScratch):
     (``venv_values(venv, b)`` reads them from a :class:`~allfives_env.vector.VectorAllFives`);
     :meth:`choose` turns them into the search agent's action."""
 
-    def __init__(self, num_sides, samples=48, win_value=100.0, prior_weight=1.0, seed=0, attempts=50):
-        super().__init__(num_sides, samples, win_value, prior_weight, seed, attempts)
+    def __init__(self, num_sides, samples=48, win_value=100.0, prior_weight=1.0, seed=0, attempts=50, rollout="greedy"):
+        super().__init__(num_sides, samples, win_value, prior_weight, seed, attempts, rollout)
         self.wst = np.zeros((3, NUM_FIELDS), np.int8)
         self.whands = np.zeros((3, 8), np.int64)
         self.wscores = np.zeros((3, num_sides), np.float64)
@@ -448,7 +503,8 @@ class Searcher(SearchScratch):
         n = search_values(st, hands, scores, b, cfg, fcfg, self.samples, self.win_value, self.prior_weight,
                           HEURISTIC_WEIGHTS, self.attempts, self.rng, 0, self.wst, self.whands, self.wscores,
                           self.wgains, self.legal, self.out, self.prior, self.tiles, self.replies, self.before,
-                          self.no_forbid if forbid is None else forbid, self.no_forbid)
+                          self.no_forbid if forbid is None else forbid, self.no_forbid, self.rollout, self.rlegal,
+                          self.rvalues, self.rst, self.rhands, self.rscores, self.rreplies)
         return self.legal[:n].copy(), self.out[:n].copy()
 
     def venv_values(self, venv, b):
@@ -501,11 +557,11 @@ def load_view(view, st, hands, scores, b=0):
 class CompiledSearch:
     """:meth:`SearchAgent.action_values` on the compiled search (``search:engine=compiled``)."""
 
-    def __init__(self, config, samples, win_value, prior_weight, rng, infer=False):
+    def __init__(self, config, samples, win_value, prior_weight, rng, infer=False, rollout="greedy"):
         self.cfg, self.fcfg, self.off = kernel_config(config, default_layout(config.num_players), "game", "points",
                                                       False)
         self.searcher = Searcher(config.num_sides, samples=samples, win_value=win_value, prior_weight=prior_weight,
-                                 seed=int(rng.integers(2 ** 62)))
+                                 seed=int(rng.integers(2 ** 62)), rollout=rollout)
         self.infer = bool(infer)
         self.forbid = np.zeros(4, np.int64)
         self.st = np.zeros((1, NUM_FIELDS), np.int8)

@@ -75,6 +75,37 @@ def test_legal_greedy_heuristic_and_rollouts_equal_the_python_agents(options):
 
 
 @pytest.mark.parametrize("options", CASES[:4], ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()))
+def test_heuristic_rollouts_equal_the_python_search_with_rollout_heuristic(options):
+    """``rollout=heuristic``: every seat of a full-information rollout plays the heuristic agent from its
+    own view; the compiled rollout is the Python one, move by move, so its value is the same."""
+    searcher = S.Searcher(3, rollout="heuristic")
+    python_search = SearchAgent(rollout="heuristic")
+    checked = 0
+    for game, venv in paired_positions(options, seed=7 + len(str(options)), hands_to_play=3):
+        st, hands, scores, cfg, fcfg = venv._st, venv._hands, venv._scores, venv._cfg, venv._fcfg
+        legal = placements(game)
+        if len(legal) < 2:
+            continue
+        side = game.config.side_of(game.to_move)
+        for action in legal:
+            g = game.clone()
+            g.step(action)
+            want = python_search._rollout(g, side, list(game.scores))
+            S.copy_game(st, hands, scores, 0, searcher.wst, searcher.whands, searcher.wscores, S.TRIAL)
+            apply_action(searcher.wst, S.TRIAL, searcher.whands, searcher.wscores, searcher.wgains, cfg,
+                         fcfg[F_TARGET], action)
+            got = S.heuristic_rollout_value(
+                searcher.wst, S.TRIAL, searcher.whands, searcher.wscores, searcher.wgains, cfg, fcfg[F_TARGET], side,
+                np.array(game.scores, np.float64), 100.0, S.HEURISTIC_WEIGHTS, searcher.rlegal, searcher.rvalues,
+                searcher.rst, searcher.rhands, searcher.rscores, searcher.rreplies)
+            assert got == pytest.approx(want, abs=1e-9)
+            checked += 1
+        if checked > 60:
+            break
+    assert checked > 20
+
+
+@pytest.mark.parametrize("options", CASES[:4], ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()))
 def test_sampled_worlds_keep_what_the_seat_knows(options):
     searcher = S.Searcher(3)
     rng = np.array([12345], np.uint64)
