@@ -79,11 +79,11 @@ def test_ladder_rates_every_agent_and_writes_its_table_and_plot(tmp_path):
     import json
 
     [rating] = json.loads((tmp_path / "l.json").read_text())
-    specs = ["random", "greedy", "heuristic", "search:engine=compiled", "ppo:checkpoints/ppo_2p.pt"]
+    specs = ["random", "greedy", "heuristic", "search:engine=compiled", "ppo:checkpoints/ppo_2p.pt", "champion"]
     assert [a["spec"] for a in rating["agents"]] == specs
-    assert len(rating["matches"]) == 10  # every pair once
+    assert len(rating["matches"]) == 15  # every pair once
     assert {a["spec"] for a in rating["nash"]["agents"]} == set(specs)
     assert abs(sum(a["mass"] for a in rating["nash"]["agents"]) - 1) < 1e-6
     table = (tmp_path / "l.md").read_text()
-    assert table.count("| `") == 5 and "Nash skill" in table and "round robin, 2 players" in out
+    assert table.count("| `") == 6 and "Nash skill" in table and "round robin, 2 players" in out
     assert (tmp_path / "l.png").read_bytes()[:4] == b"\x89PNG"
