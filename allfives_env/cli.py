@@ -402,8 +402,8 @@ def add_serve(p):
     p.add_argument("--host", default="127.0.0.1",
                    help="the address to listen on (default 127.0.0.1: this machine only)")
     p.add_argument("--players", type=_players, default=2, help="2, 3 or 4 (4 = two partnerships)")
-    p.add_argument("--agents", nargs="+", default=["heuristic", "greedy", "random", "search"], metavar="SPEC",
-                   help="the agents a game may choose, first = default (default: heuristic greedy random search); "
+    p.add_argument("--agents", nargs="+", default=["heuristic", "greedy", "random", "search", "champion"], metavar="SPEC",
+                   help="the agents a game may choose, first = default (default: heuristic greedy random search champion); "
                         "any arena spec, trained ones included (ppo:PATH)")
     p.add_argument("--target", type=_target, default=None,
                    help=f"points to win, up to {MAX_TARGET:,} (default: the R3 target)")

@@ -7,7 +7,8 @@ engine and the agent protocol are used, so the record does not depend on how
 the arena draws its deals.
 
 Regenerate (only when a change of play is intended):
-``python tests/agents/decision_record.py --write``.
+``python tests/agents/decision_record.py --write``; ``--append`` records only the matchups added
+since (the 4-player policy's opponent-agnostic default and the champion were appended so).
 """
 
 import json
@@ -25,8 +26,12 @@ MATCHUPS = [
     (2, ["search", "ppo:checkpoints/ppo_2p.pt"], 2),
     (2, ["heuristic", "search"], 2),
     (3, ["ppo:checkpoints/ppo_3p.pt", "greedy", "heuristic"], 3),
-    (4, ["ppo:checkpoints/ppo_4p.pt", "greedy", "ppo:checkpoints/ppo_4p.pt", "greedy"], 3),
+    # recorded when the greedy-opponent model was the 4-player file's default (it is an option now)
+    (4, ["ppo:checkpoints/ppo_4p.pt,infer=greedy", "greedy", "ppo:checkpoints/ppo_4p.pt,infer=greedy", "greedy"], 3),
     (4, ["search", "heuristic", "search", "heuristic"], 1),
+    # added with the opponent-agnostic default and the champion
+    (4, ["ppo:checkpoints/ppo_4p.pt", "greedy", "ppo:checkpoints/ppo_4p.pt", "greedy"], 2),
+    (2, ["champion", "heuristic"], 1),
 ]
 
 
@@ -107,17 +112,20 @@ def replay_decisions(record):
     return made, list(game.scores)
 
 
-def write_record():
-    records = []
+def write_record(only_new=False):
+    """Write the record; ``only_new``: keep the games already recorded and append the matchups added since."""
+    records = json.loads(RECORD_PATH.read_text()) if only_new else []
+    have = {r["seed"] for r in records}
     for m, (players, specs, games) in enumerate(MATCHUPS):
         for g in range(games):
-            records.append(play_and_record(players, specs, seed=9000 + 100 * m + g))
+            if 9000 + 100 * m + g not in have:
+                records.append(play_and_record(players, specs, seed=9000 + 100 * m + g))
     RECORD_PATH.parent.mkdir(exist_ok=True)
     RECORD_PATH.write_text(json.dumps(records, separators=(",", ":")) + "\n")
     print(f"wrote {len(records)} games to {RECORD_PATH}")
 
 
 if __name__ == "__main__":
-    if sys.argv[1:] != ["--write"]:
-        sys.exit("usage: python tests/agents/decision_record.py --write")
-    write_record()
+    if sys.argv[1:] not in (["--write"], ["--append"]):
+        sys.exit("usage: python tests/agents/decision_record.py --write | --append (only the matchups not recorded yet)")
+    write_record(only_new=sys.argv[1] == "--append")

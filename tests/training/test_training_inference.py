@@ -49,7 +49,8 @@ def test_exact_resume_and_the_policy_plays_with_inference(tmp_path):
     a, b = _weights(f"{straight}/latest.pt"), _weights(f"{resumed}/latest.pt")
     assert all(torch.equal(a[k], b[k]) for k in a)
     assert read_checkpoint(f"{straight}/policy.pt")["policy"]["features"] == "lookahead_infer"
-    agent = make_agent(f"ppo:{straight}/policy.pt")
+    assert make_agent(f"ppo:{straight}/policy.pt").infer == "off"  # no opponent model unless asked for
+    agent = make_agent(f"ppo:{straight}/policy.pt,infer=greedy")
     assert agent.infer == "greedy"
     assert make_agent(f"ppo:{straight}/policy.pt,infer=off").features == "lookahead"
 
