@@ -368,7 +368,8 @@ def run_replay(args) -> int:
 
         check_output_file(args.html, "--html", "game.html")
         if os.path.realpath(args.html) == os.path.realpath(args.record):
-            raise ValueError(f"--html {args.html} is the record file itself; give the page its own name, e.g. game.html")
+            raise ValueError(f"--html {args.html} is the record file itself; give the page its own name, "
+                             "e.g. game.html")
     record = load_record(args.record, args.game - 1)
     if args.html is not None:
         return _replay_html(record, args)
@@ -397,13 +398,17 @@ def _port(text):
     return _whole_in(0, 65535, "a port 0..65535 (0: any free port)")(text)
 
 
+#: the agents ``allfives serve`` offers when ``--agents`` is not given
+SERVE_AGENTS = ("heuristic", "greedy", "random", "search", "champion")
+
+
 def add_serve(p):
     p.add_argument("--port", type=_port, default=8000, help="the port (default 8000; 0 picks a free one)")
     p.add_argument("--host", default="127.0.0.1",
                    help="the address to listen on (default 127.0.0.1: this machine only)")
     p.add_argument("--players", type=_players, default=2, help="2, 3 or 4 (4 = two partnerships)")
-    p.add_argument("--agents", nargs="+", default=["heuristic", "greedy", "random", "search", "champion"], metavar="SPEC",
-                   help="the agents a game may choose, first = default (default: heuristic greedy random search champion); "
+    p.add_argument("--agents", nargs="+", default=list(SERVE_AGENTS), metavar="SPEC",
+                   help=f"the agents a game may choose, first = default (default: {' '.join(SERVE_AGENTS)}); "
                         "any arena spec, trained ones included (ppo:PATH)")
     p.add_argument("--target", type=_target, default=None,
                    help=f"points to win, up to {MAX_TARGET:,} (default: the R3 target)")
@@ -477,7 +482,8 @@ SUBCOMMANDS = {
     "benchmark": (add_benchmark, run_benchmark, "score an agent with the allfives-benchmark-v1 protocol"),
     "play": (add_play, run_play, "play a game in the terminal against agents"),
     "watch": (add_watch, run_watch, "watch agents play a game in the terminal"),
-    "replay": (add_replay, run_replay, "step through a recorded game and check its scores, or write it as an HTML page"),
+    "replay": (add_replay, run_replay,
+               "step through a recorded game and check its scores, or write it as an HTML page"),
     "serve": (add_serve, run_serve, "play, watch and replay in a browser (a local web app)"),
     "record": (add_record, run_record, "write a game of agents as an animated GIF or PNG frames"),
 }

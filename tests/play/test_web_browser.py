@@ -109,7 +109,8 @@ def _texts(browser, css, attribute=None):
 READ_PAGE = """
 const all = (css, attr) => Array.from(document.querySelectorAll(css), e => attr ? e.getAttribute(attr) : e.textContent);
 const hands = {};
-for (const hand of document.querySelectorAll(".hand")) hands[hand.dataset.seat] = all(`.hand[data-seat="${hand.dataset.seat}"] .tile`, "data-tile").map(Number);
+for (const hand of document.querySelectorAll(".hand"))
+  hands[hand.dataset.seat] = all(`.hand[data-seat="${hand.dataset.seat}"] .tile`, "data-tile").map(Number);
 return {hands, legal: all(".hand.own .tile.legal", "data-tile").map(Number), badges: all(".hand.own .tile.legal .badge"),
         moves: all("#moves button.move", "data-action").map(Number), count: all("#count"), scores: all("#scores .points"),
         boneyard: all("#boneyard"), layout: all("svg.layout g.domino", "data-tile").map(Number), sizes: all(".seat .size")};

@@ -10,13 +10,13 @@ import urllib.request
 import numpy as np
 import pytest
 from starlette.testclient import TestClient
+from support import serve_in_thread
 
 from allfives_env.arena import run_match
 from allfives_env.play.web.app import create_app
 from allfives_env.play.web.replays import MAX_RECORD_BYTES
 from allfives_env.rules.config import RulesConfig
 from allfives_env.rules.record import parse_records, replay
-from support import serve_in_thread
 
 LOCAL = "http://127.0.0.1"
 RECORD_FILE = {"content-type": "application/octet-stream"}

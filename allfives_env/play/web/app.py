@@ -137,7 +137,8 @@ class _Api:
         if seed is None:
             seed = random.SystemRandom().randrange(2**31)
         elif not _is_int(seed) or not 0 <= seed <= MAX_SEED:
-            raise RequestError(f"'seed' is {_shown(seed)}; allowed: null (a fresh deal) or a whole number 0..{MAX_SEED}")
+            raise RequestError(f"'seed' is {_shown(seed)}; allowed: null (a fresh deal) or a whole number "
+                               f"0..{MAX_SEED}")
         if mode == PLAY:
             _only(body, {"mode", "seat", "opponents", "partner", "seed"}, "a play game")
             seat = body.get("seat", 0)
@@ -158,7 +159,8 @@ class _Api:
             names = [f"player_{s} ({spec})" for s, spec in enumerate(specs)]
             human = None
         else:
-            raise RequestError(f"'mode' is {_shown(mode)}; allowed: 'play' (a person against agents) or 'watch' (agents only)")
+            raise RequestError(f"'mode' is {_shown(mode)}; allowed: 'play' (a person against agents) or "
+                               "'watch' (agents only)")
         agents = [None if spec is None else make_agent(spec) for spec in specs]
         return WebGame(game_id, mode, config, agents, names, seat_specs, seed, human)
 

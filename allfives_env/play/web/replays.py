@@ -50,7 +50,8 @@ def replay_data(record, game_number=1, games_in_file=1) -> dict:
             sheet.close_hand(game)
         views.append(position_view(game, names, None, sentences))
     final = positions[-1][1]
-    return {"positions": views, "hand_starts": hand_starts, "names": names, "check": _check_sentence(record, final, names),
+    return {"positions": views, "hand_starts": hand_starts, "names": names,
+            "check": _check_sentence(record, final, names),
             "sheet": [{"hand": number, "how": how, "gains": gains, "totals": totals}
                       for number, how, gains, totals in sheet.rows],
             "game": game_number, "games_in_file": games_in_file, "unfinished": not final.game_over}
