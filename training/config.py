@@ -93,7 +93,7 @@ class TrainConfig:
     learning_rate: float = 2e-3
     """Adam learning rate"""
     anneal_lr: bool = True
-    """decay the learning rate linearly to 0 over total_timesteps"""
+    """decay the learning rate linearly to 0 over the budget: total_timesteps, or max_minutes when the time runs out first"""
     gamma: float = 0.99
     """discount per decision of the same seat"""
     gae_lambda: float = 0.8

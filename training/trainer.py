@@ -88,7 +88,16 @@ class Trainer:
         cfg = self.cfg
         if not cfg.anneal_lr:
             return cfg.learning_rate
-        return cfg.learning_rate * max(0.0, 1.0 - self.global_step / cfg.total_timesteps)
+        return cfg.learning_rate * max(0.0, 1.0 - self.budget_used())
+
+    def budget_used(self) -> float:
+        """The share of the run's budget spent: of ``total_timesteps``, or of ``max_minutes`` when
+        that is nearer its end (so the learning rate reaches zero on a slow or busy machine too)."""
+        cfg = self.cfg
+        used = self.global_step / cfg.total_timesteps
+        if cfg.max_minutes:
+            used = max(used, self.elapsed / (cfg.max_minutes * 60))
+        return used
 
     def iterate(self) -> dict:
         """Collect one rollout against a snapshot drawn from the pool, update, return the metrics row."""
