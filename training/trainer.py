@@ -155,9 +155,47 @@ class Trainer:
         return row
 
 
-def free_cores() -> int:
-    """The cores this process may use that other processes are not keeping busy (the 1-minute load
-    average), at least 1: on a busy machine, more torch threads than free cores is far slower."""
+def free_cores(window_s: float = 0.5) -> int:
+    """The cores this process may use that other processes are not keeping busy, at least 1: on a
+    busy machine, more torch threads than free cores is far slower. Busy is measured now, over
+    ``window_s`` seconds of the kernel's CPU counters (the 1-minute load average lags: right after
+    ``scripts/setup.sh`` it still counts the install); the load average where those are missing."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    busy = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
+    busy = busy_cores_now(window_s)
+    if busy is None:
+        busy = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
     return max(1, min(cores, int(cores - busy + 0.5)))
+
+
+def busy_cores_now(window_s: float):
+    """How many of the machine's cores were busy over the next ``window_s`` seconds (from
+    ``/proc/stat``), or None where the counters cannot be read."""
+    first = _cpu_counters()
+    if first is None:
+        return None
+    time.sleep(window_s)
+    second = _cpu_counters()
+    if second is None:
+        return None
+    (busy0, total0, ncpu), (busy1, total1, _) = first, second
+    if total1 <= total0:
+        return None
+    return ncpu * (busy1 - busy0) / (total1 - total0)
+
+
+def _cpu_counters():
+    """``(busy ticks, total ticks, number of cpus)`` summed over all cpus, or None."""
+    try:
+        with open("/proc/stat") as stat:
+            lines = stat.read().splitlines()
+    except OSError:
+        return None
+    ncpu = sum(1 for line in lines if line.startswith("cpu") and line[3:4].isdigit())
+    fields = lines[0].split() if lines else []
+    if not fields or fields[0] != "cpu" or ncpu == 0:
+        return None
+    ticks = [int(v) for v in fields[1:]]
+    idle = ticks[3] + (ticks[4] if len(ticks) > 4 else 0)  # idle and iowait
+    # guest time is already counted in user time
+    total = sum(ticks[:8])
+    return total - idle, total, ncpu

@@ -2,6 +2,8 @@
 
 import glob
 
+import time
+
 import pytest
 
 from training.cli import main
@@ -115,12 +117,54 @@ def test_no_config_says_what_it_runs(tmp_path, capsys):
     assert "{" not in captured.out  # formatted for people, not a dict
 
 
-@pytest.mark.parametrize("load, expected", [(0.0, 2), (0.4, 2), (0.6, 1), (1.9, 1), (7.0, 1)])
-def test_torch_threads_follow_the_free_cores(monkeypatch, load, expected):
+@pytest.mark.parametrize("busy, expected", [(0.0, 2), (0.4, 2), (0.6, 1), (1.9, 1), (7.0, 1)])
+def test_torch_threads_follow_the_cores_busy_now(monkeypatch, busy, expected):
+    import os
+
+    from training import trainer
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1})
+    monkeypatch.setattr(os, "getloadavg", lambda: (7.0, 7.0, 7.0))  # a lagging average is not used
+    monkeypatch.setattr(trainer, "busy_cores_now", lambda window_s: busy)
+    assert trainer.free_cores() == expected
+
+
+@pytest.mark.parametrize("load, expected", [(0.0, 2), (0.6, 1), (7.0, 1)])
+def test_torch_threads_fall_back_to_the_load_average(monkeypatch, load, expected):
     import os
 
     from training import trainer
 
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1})
     monkeypatch.setattr(os, "getloadavg", lambda: (load, 0.0, 0.0))
+    monkeypatch.setattr(trainer, "_cpu_counters", lambda: None)
     assert trainer.free_cores() == expected
+
+
+def test_busy_cores_are_read_from_the_cpu_counters(monkeypatch):
+    from training import trainer
+
+    samples = iter([(100, 1000, 2), (100 + 150, 1000 + 200, 2)])  # 150 of 200 ticks busy on 2 cpus
+    monkeypatch.setattr(trainer, "_cpu_counters", lambda: next(samples))
+    assert trainer.busy_cores_now(0.0) == pytest.approx(1.5)
+
+
+def test_a_busy_process_is_seen_at_once():
+    import multiprocessing
+
+    from training import trainer
+
+    spinner = multiprocessing.get_context("spawn").Process(target=_spin, args=(3.0,))
+    spinner.start()
+    try:
+        time.sleep(0.5)
+        assert trainer.busy_cores_now(0.5) >= 0.7
+    finally:
+        spinner.terminate()
+        spinner.join()
+
+
+def _spin(seconds):
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        pass
