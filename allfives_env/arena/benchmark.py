@@ -13,8 +13,11 @@ The protocol (documented for citation on the docs' Benchmark page):
   whole games to the target: an arena match (:func:`~allfives_env.arena.run_match`)
   with the deal set's seed, so ``allfives eval`` with the same seed and games
   plays the same games.
-* **Ladder.** ``random``, ``greedy``, ``heuristic``, ``search`` and the shipped
-  policy for the player count (``LADDER``), each in every other seat.
+* **Ladder.** ``random``, ``greedy``, ``heuristic``, ``search`` and the policy
+  shipped for the player count when v1 was fixed (:func:`ladder`; kept byte for
+  byte under ``checkpoints/benchmark_v1/``, its sha256 pinned in
+  ``RUNG_SHA256`` and checked before every run, so that a newer shipped policy
+  does not move the ladder), each in every other seat.
 * **Numbers per opponent.** Win rate (a game drawn between k winners counts 1/k)
   and point margin per game (the candidate's side's final score minus the mean
   of the other sides'), each with a 95% interval, in three estimates:
@@ -72,15 +75,37 @@ CHECKSUMS = {
 Z95 = 1.959963984540054
 
 
-def shipped_policy(num_players: int) -> str:
-    """The ``ppo:PATH`` spec of the shipped policy for ``num_players`` (the repository's checkpoints/)."""
+#: sha256 of the ladder's policy file per player count (the files shipped when v1 was fixed).
+RUNG_SHA256 = {
+    2: "e7785c738907ebc10f8a3ba7dcb9cd3f36f05b48786cef43f8008eac1981f0bb",
+    3: "2c2ae5ad93623acd0180eaeb01dd4737f21000e17f2bb4434154eb0559020e73",
+    4: "06ce438dbb318783d4d68f6f9186c0828da5c92f2de5abbbb44fc8b8ea2f8fb9",
+}
+
+
+def rung_policy_path(num_players: int) -> str:
+    """The ladder's policy file for ``num_players``: ``checkpoints/benchmark_v1/ppo_Np.pt`` of the repository."""
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    return f"ppo:{os.path.join(root, 'checkpoints', f'ppo_{num_players}p.pt')}"
+    return os.path.join(root, "checkpoints", "benchmark_v1", f"ppo_{num_players}p.pt")
+
+
+def check_rung_policy(num_players: int) -> None:
+    """Raise ``ValueError`` (one line for the command) unless the ladder's policy file is the pinned one
+    (``RUNG_SHA256``)."""
+    path = rung_policy_path(num_players)
+    if not os.path.isfile(path):
+        raise ValueError(f"the v1 ladder's policy {path} is missing: it is part of the repository "
+                           "(checkpoints/benchmark_v1/); restore it from a clean checkout")
+    with open(path, "rb") as f:
+        digest = hashlib.sha256(f.read()).hexdigest()
+    if digest != RUNG_SHA256[num_players]:
+        raise ValueError(f"the v1 ladder's policy {path} has sha256 {digest[:16]}..., not the pinned "
+                           f"{RUNG_SHA256[num_players][:16]}...: scores against it would not be comparable")
 
 
 def ladder(num_players: int) -> list:
     """The protocol's opponents, weakest first."""
-    return ["random", "greedy", "heuristic", "search:engine=compiled", shipped_policy(num_players)]
+    return ["random", "greedy", "heuristic", "search:engine=compiled", f"ppo:{rung_policy_path(num_players)}"]
 
 
 def deal_set(num_players: int, quick: bool = False) -> dict:
@@ -203,6 +228,8 @@ def run_benchmark(spec, num_players: int, quick: bool = False, opponents=None, w
     games = deals_info["games"]
     seed = deals_info["seed"]
     chosen = list(ladder(num_players) if opponents is None else opponents)
+    if opponents is None:
+        check_rung_policy(config.num_players)
     reference_deals = REFERENCE_DEALS // 10 if quick else REFERENCE_DEALS
     rows = []
     for opponent in chosen:

@@ -8,7 +8,9 @@ the arena draws its deals.
 
 Regenerate (only when a change of play is intended):
 ``python tests/agents/decision_record.py --write``; ``--append`` records only the matchups added
-since (the 4-player policy's opponent-agnostic default and the champion were appended so).
+since (the 4-player policy's opponent-agnostic default and the champion were appended so; when
+``checkpoints/ppo_2p.pt`` was replaced by the lookahead policy, its games were dropped from the
+record and appended again).
 """
 
 import json

@@ -156,3 +156,28 @@ def test_batched_match_plays_every_rotation_and_counts_the_margin_zero_sum():
     # self-play on the same deals in every rotation: each deal's shares sum to 1 over the three seats' games
     assert np.allclose(np.bincount(result["deal"], weights=result["win_share"]), 1.0)
     assert np.allclose(np.bincount(result["deal"], weights=result["margin"]), 0.0)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_ladders_policy_is_the_pinned_v1_file_not_the_shipped_one(players):
+    import hashlib
+
+    from allfives_env.arena.benchmark import RUNG_SHA256, check_rung_policy, rung_policy_path
+
+    check_rung_policy(players)
+    path = rung_policy_path(players)
+    assert ladder(players)[-1] == f"ppo:{path}" and "benchmark_v1" in path
+    assert hashlib.sha256(open(path, "rb").read()).hexdigest() == RUNG_SHA256[players]
+
+
+def test_a_changed_ladder_policy_is_refused(monkeypatch, tmp_path):
+    from allfives_env.arena import benchmark
+
+    changed = tmp_path / "ppo_2p.pt"
+    changed.write_bytes(open(benchmark.rung_policy_path(2), "rb").read() + b"\0")
+    monkeypatch.setattr(benchmark, "rung_policy_path", lambda n: str(changed))
+    with pytest.raises(ValueError, match="not the pinned"):
+        benchmark.run_benchmark("greedy", 2, quick=True)
+    monkeypatch.setattr(benchmark, "rung_policy_path", lambda n: str(tmp_path / "gone.pt"))
+    with pytest.raises(ValueError, match="is missing"):
+        benchmark.run_benchmark("greedy", 2, quick=True)
