@@ -17,7 +17,7 @@ from training.cli import main
 from training.config import ConfigError, load_config
 from training.trainer import Trainer
 
-FAST = ["eval_every=0", "total_timesteps=2048", "num_envs=16", "num_steps=64", "minibatch_size=256",
+FAST = ["eval_every=0", "torch_threads=1", "total_timesteps=2048", "num_envs=16", "num_steps=64", "minibatch_size=256",
         "checkpoint_minutes=0", "hidden_sizes=[32,32]"]
 
 

@@ -19,7 +19,7 @@ from allfives_env.rules.record import read_records
 from training.cli import main as train_main
 from training.config import ConfigError, load_config
 
-FAST = ["eval_every=0", "tensorboard=false", "checkpoint_minutes=0"]
+FAST = ["eval_every=0", "torch_threads=1", "tensorboard=false", "checkpoint_minutes=0"]
 
 
 class _Payload:

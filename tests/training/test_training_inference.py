@@ -13,7 +13,7 @@ from training.cli import main as train_main
 from training.config import load_config
 from training.trainer import Trainer
 
-FAST = ["eval_every=0", "tensorboard=false", "anneal_lr=false", "checkpoint_minutes=0", "num_players=4",
+FAST = ["eval_every=0", "torch_threads=1", "tensorboard=false", "anneal_lr=false", "checkpoint_minutes=0", "num_players=4",
         "target=100", "features=lookahead_infer", "action_width=16", "hidden_sizes=[32,32]", "opp_greedy=0.7",
         "opp_self=0.1", "opp_pool=0.1", "opp_random=0.1"]
 

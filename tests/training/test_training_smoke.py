@@ -18,7 +18,7 @@ from training.cli import main as train_main
 from training.config import load_config, to_dict
 from training.plot import main as plot_main
 
-FAST = ["eval_every=0", "tensorboard=false", "anneal_lr=false", "total_timesteps=2048", "checkpoint_minutes=0"]
+FAST = ["eval_every=0", "torch_threads=1", "tensorboard=false", "anneal_lr=false", "total_timesteps=2048", "checkpoint_minutes=0"]
 
 
 def _weights(path):
