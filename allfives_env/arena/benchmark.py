@@ -95,12 +95,12 @@ def check_rung_policy(num_players: int) -> None:
     path = rung_policy_path(num_players)
     if not os.path.isfile(path):
         raise ValueError(f"the v1 ladder's policy {path} is missing: it is part of the repository "
-                           "(checkpoints/benchmark_v1/); restore it from a clean checkout")
+                         "(checkpoints/benchmark_v1/); restore it from a clean checkout")
     with open(path, "rb") as f:
         digest = hashlib.sha256(f.read()).hexdigest()
     if digest != RUNG_SHA256[num_players]:
         raise ValueError(f"the v1 ladder's policy {path} has sha256 {digest[:16]}..., not the pinned "
-                           f"{RUNG_SHA256[num_players][:16]}...: scores against it would not be comparable")
+                         f"{RUNG_SHA256[num_players][:16]}...: scores against it would not be comparable")
 
 
 def ladder(num_players: int) -> list:
