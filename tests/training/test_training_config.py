@@ -1,7 +1,6 @@
 """The training config: typed fields, YAML files and key=value overrides; errors name the key."""
 
 import glob
-
 import time
 
 import pytest
