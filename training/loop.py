@@ -27,8 +27,8 @@ def train(cfg: TrainConfig, run_dir=None, resume=False) -> dict:
         trainer.restore(os.path.join(run_dir, "latest.pt"))
     os.makedirs(run_dir, exist_ok=True)
     save_config(cfg, run_dir)
-    sys.stderr.write(f"training in {run_dir}: {trainer.torch_threads} torch thread(s)"
-                     f"{'' if cfg.torch_threads else ' (chosen from the free cores; set torch_threads to fix it)'}\n")
+    origin = _THREADS_ORIGIN[trainer.threads_source]
+    sys.stderr.write(f"training in {run_dir}: {trainer.torch_threads} torch thread(s){origin}\n")
     log = MetricsLog(run_dir, cfg, resume_update=trainer.update if resume else None,
                      resume_step=trainer.global_step if resume else None)
     bar = _progress_bar(cfg, trainer)
@@ -57,6 +57,10 @@ def train(cfg: TrainConfig, run_dir=None, resume=False) -> dict:
             "time_split": {k: v / busy for k, v in totals.items()} if busy else {},
             "last_eval": trainer.last_eval, "best": trainer.best, "best_metric": cfg.best_metric,
             "eval_games": cfg.eval_games}
+
+
+_THREADS_ORIGIN = {"config": "", "measured": " (chosen from the free cores; set torch_threads to fix it)",
+                   "checkpoint": " (the count this run started with, kept from latest.pt)"}
 
 
 class StopRequest:

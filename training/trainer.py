@@ -29,6 +29,8 @@ class Trainer:
         self.cfg, self.run_dir = cfg, run_dir
         self.device = torch.device(cfg.device)
         self.torch_threads = cfg.torch_threads or free_cores()
+        #: where the thread count came from: "config", "measured" (free cores now) or "checkpoint" (resume)
+        self.threads_source = "config" if cfg.torch_threads else "measured"
         torch.set_num_threads(self.torch_threads)
         random.seed(cfg.seed)
         torch.manual_seed(cfg.seed)
@@ -63,7 +65,8 @@ class Trainer:
         """Everything beyond the network and the optimizer that exact resumption needs."""
         return {"collector": self.collector.state_dict(), "rng": self.rng.bit_generator.state,
                 "torch_rng": torch.get_rng_state(), "python_rng": random.getstate(), "pool": self.pool,
-                "elapsed": self.elapsed, "best": self.best, "last_eval": self.last_eval, "totals": self.totals}
+                "elapsed": self.elapsed, "best": self.best, "last_eval": self.last_eval, "totals": self.totals,
+                "torch_threads": self.torch_threads}
 
     def save(self, name):
         save_checkpoint(os.path.join(self.run_dir, name), self.net, self.optimizer, self.rules, to_dict(self.cfg),
@@ -82,6 +85,12 @@ class Trainer:
         self.pool, self.elapsed, self.best = st["pool"], st["elapsed"], st["best"]
         self.last_eval, self.totals = st["last_eval"], st["totals"]
         self.update = ckpt["update"]
+        if not self.cfg.torch_threads and st.get("torch_threads"):
+            # a resumed run keeps the thread count it started with: torch's sums depend on it, so a count
+            # measured again on a busier or idler machine would break exact resumption
+            self.torch_threads = int(st["torch_threads"])
+            self.threads_source = "checkpoint"
+            torch.set_num_threads(self.torch_threads)
 
     # ----------------------------------------------------------- one update
     def learning_rate(self) -> float:

@@ -73,6 +73,22 @@ def test_same_seed_same_first_updates_and_exact_resume(tmp_path):
     assert not _same(_weights(f"{b}/latest.pt"), _weights(f"{other}/latest.pt"))
 
 
+def test_a_resumed_run_keeps_its_measured_thread_count(tmp_path, monkeypatch, capsys):
+    """torch's sums depend on the thread count: a run that chose its count from the free cores resumes
+    with that count, not with what the machine has free when it resumes."""
+    from training import trainer
+
+    run = str(tmp_path / "run")
+    unpinned = [option for option in FAST if not option.startswith("torch_threads")]
+    monkeypatch.setattr(trainer, "free_cores", lambda: 1)
+    assert train_main(["--config", "configs/smoke.yaml", "--run-dir", run, *unpinned]) == 0
+    assert "1 torch thread(s) (chosen from the free cores" in capsys.readouterr().err
+    monkeypatch.setattr(trainer, "free_cores", lambda: 2)
+    assert train_main(["--resume", run, "total_timesteps=3072"]) == 0
+    assert "1 torch thread(s) (the count this run started with" in capsys.readouterr().err
+    assert load_checkpoint(f"{run}/latest.pt")["trainer"]["torch_threads"] == 1
+
+
 def test_bad_checkpoints_are_clear_errors(tmp_path, capsys):
     run = str(tmp_path / "run")
     assert train_main(["--config", "configs/smoke.yaml", "--run-dir", run, *FAST]) == 0
