@@ -87,3 +87,21 @@ def test_ladder_rates_every_agent_and_writes_its_table_and_plot(tmp_path):
     table = (tmp_path / "l.md").read_text()
     assert table.count("| `") == 6 and "Nash skill" in table and "round robin, 2 players" in out
     assert (tmp_path / "l.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_tune_rollout_weights_runs_and_checks(tmp_path):
+    """A tiny cross-entropy run moves the mean from the defaults, and the default weights against
+    themselves on duplicate deals are exactly even (the same moves from both sides of every deal)."""
+    import json
+
+    from allfives_env.agents.heuristic import WEIGHT_NAMES
+
+    out = run_script("benchmarks/tune_rollout_weights.py", "--iterations", "1", "--population", "3", "--elite", "1",
+                     "--deals", "20", "--json", str(tmp_path / "t.json"))
+    result = json.loads((tmp_path / "t.json").read_text())
+    assert list(result["weights"]) == list(WEIGHT_NAMES) and out.startswith("  0  mean's score 0.5000")
+    assert result["history"][0]["best_score"] >= result["history"][0]["mean_score"] == 0.5
+    defaults = "/".join(str(w) for w in (0.7, 0.5, 3.0, 0.1, 0.6, 1.0))
+    for players in ("2", "3"):
+        out = run_script("benchmarks/tune_rollout_weights.py", "--players", players, "--check", defaults, "--deals", "30")
+        assert f"{defaults} against the default weights: {0.5 if players == '2' else 1 / 3:.4f}" in out

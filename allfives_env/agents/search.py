@@ -53,6 +53,12 @@ from .heuristic import HeuristicAgent, score_placements
 DEFAULT_SAMPLES = {2: 24, 3: 40, 4: 48}
 #: The champion's worlds per move: as many as keep a game under a second of CPU (measured in docs/results.md).
 CHAMPION_SAMPLES = {2: 256, 3: 128, 4: 128}
+#: The heuristic weights of the champion's rollout players by player count (how they were chosen:
+#: docs/history.md); a count not listed keeps the heuristic agent's defaults.
+CHAMPION_ROLLOUT_WEIGHTS = {2: {"reply_weight": 0.947, "control_weight": 0.559, "stuck_penalty": 1.367,
+                                "shed_weight": 0.246, "late_shed_weight": 0.535, "double_bonus": 2.371}}
+#: What the champion's ``rollout_weights`` option allows.
+CHAMPION_WEIGHT_SETS = ("tuned", "default")
 
 
 def best_action(legal_actions, values, greedy_choice) -> int:
@@ -88,6 +94,7 @@ class SearchAgent(BaseAgent):
         self._compiled = None
         self.prior_weight = float(prior_weight)
         self._prior = HeuristicAgent()
+        self._rollout_player = self._prior  # the heuristic rollouts' player (the champion may tune its weights)
         if samples is not None and (not isinstance(samples, int) or samples < 1):
             raise ValueError(f"samples={samples!r}; allowed: a positive integer")
         self.samples = samples
@@ -103,11 +110,18 @@ class SearchAgent(BaseAgent):
     def reset(self, seat, config, rng):
         super().reset(seat, config, rng)
         self._samples = self.samples or self.default_samples[config.num_players]
+        self._rollout_player = HeuristicAgent(**self.rollout_weights(config.num_players))
         if self.engine == "compiled":
             from .search_compiled import CompiledSearch
 
             self._compiled = CompiledSearch(config, self._samples, self.win_value, self.prior_weight, rng,
-                                            infer=self.infer == "greedy", rollout=self.rollout)
+                                            infer=self.infer == "greedy", rollout=self.rollout,
+                                            rollout_weights=self._rollout_player.weight_array())
+
+    def rollout_weights(self, num_players) -> dict:
+        """The heuristic weights the rollouts' players use with ``rollout=heuristic`` (as
+        :class:`~allfives_env.agents.heuristic.HeuristicAgent` options): the defaults here."""
+        return {}
 
     def act(self, view, legal_actions):
         if len(legal_actions) == 1 or legal_actions[0] >= DRAW:
@@ -149,7 +163,7 @@ class SearchAgent(BaseAgent):
         if len(actions) == 1:
             return actions[0]
         if self.rollout == "heuristic":
-            return self._prior.act(player_view(g, g.to_move), actions)
+            return self._rollout_player.act(player_view(g, g.to_move), actions)
         return greedy_action(g, actions)
 
     def _rollout(self, g, side, before) -> float:
@@ -172,12 +186,23 @@ class SearchAgent(BaseAgent):
 
 class ChampionAgent(SearchAgent):
     """champion: the strongest player shipped: the compiled search with heuristic rollouts and
-    :data:`CHAMPION_SAMPLES` worlds per move (under a second of CPU per game). Options:
-    ``samples``, ``prior_weight``, ``win_value`` as for ``search``."""
+    :data:`CHAMPION_SAMPLES` worlds per move (under a second of CPU per game), its 2-player
+    rollout players on the tuned weights of :data:`CHAMPION_ROLLOUT_WEIGHTS`. Options:
+    ``samples``, ``prior_weight``, ``win_value`` as for ``search``; ``rollout_weights=default``
+    plays the rollouts with the heuristic agent's own weights (the champion before the tuning)."""
 
     name = "champion"
     default_samples = CHAMPION_SAMPLES
 
-    def __init__(self, samples=None, prior_weight=1.0, win_value=100.0):
+    def __init__(self, samples=None, prior_weight=1.0, win_value=100.0, rollout_weights="tuned"):
+        if rollout_weights not in CHAMPION_WEIGHT_SETS:
+            raise ValueError(f"rollout_weights={rollout_weights!r} is not allowed; allowed: 'tuned' (the default) "
+                             "or 'default' (the heuristic agent's weights)")
         super().__init__(samples=samples, win_value=win_value, prior_weight=prior_weight, engine="compiled",
                          rollout="heuristic")
+        self.weight_set = rollout_weights
+
+    def rollout_weights(self, num_players) -> dict:
+        if self.weight_set == "default":
+            return {}
+        return CHAMPION_ROLLOUT_WEIGHTS.get(num_players, {})

@@ -410,7 +410,7 @@ def heuristic_values(st, b, hands, scores, cfg, target, legal, n_legal, weights,
 @njit(**OPTS)
 def search_values(st, hands, scores, b, cfg, fcfg, samples, win_value, prior_weight, weights, attempts,
                   rng, rng_slot, wst, whands, wscores, wgains, legal, values, prior, tiles, replies, before, forbid,
-                  no_forbid, rollout, rlegal, rvalues, rst, rhands, rscores, rreplies):
+                  no_forbid, rollout, rollout_weights, rlegal, rvalues, rst, rhands, rscores, rreplies):
     """The search's value of each legal placement of the seat to move in game ``b``.
 
     Writes the placements to ``legal`` and their values to ``values``; returns how many
@@ -419,7 +419,8 @@ def search_values(st, hands, scores, b, cfg, fcfg, samples, win_value, prior_wei
     is the SplitMix64 stream of the sampling; ``prior`` (112), ``tiles`` (28), ``replies`` (28) and
     ``before`` (sides) are scratch too; ``forbid`` and ``no_forbid`` as in :func:`draw_world`.
     ``rollout``: :data:`GREEDY_ROLLOUT` or :data:`HEURISTIC_ROLLOUT`, whose moves use the
-    ``r*`` scratch (as :func:`heuristic_move`'s)."""
+    ``r*`` scratch (as :func:`heuristic_move`'s) and the heuristic weights ``rollout_weights``;
+    the prior reads ``weights`` (both as :data:`HEURISTIC_WEIGHTS`)."""
     n_legal = legal_placements(st, b, hands, legal)
     if n_legal == 0:
         return 0
@@ -439,8 +440,8 @@ def search_values(st, hands, scores, b, cfg, fcfg, samples, win_value, prior_wei
             apply_action(wst, TRIAL, whands, wscores, wgains, cfg, target, legal[k])
             if rollout == HEURISTIC_ROLLOUT:
                 values[k] += heuristic_rollout_value(wst, TRIAL, whands, wscores, wgains, cfg, target, side, before,
-                                                     win_value, weights, rlegal, rvalues, rst, rhands, rscores,
-                                                     rreplies)
+                                                     win_value, rollout_weights, rlegal, rvalues, rst, rhands,
+                                                     rscores, rreplies)
             else:
                 values[k] += rollout_value(wst, TRIAL, whands, wscores, wgains, cfg, target, side, before, win_value)
     for k in range(n_legal):
@@ -456,12 +457,15 @@ def search_values(st, hands, scores, b, cfg, fcfg, samples, win_value, prior_wei
 class SearchScratch:
     """The budget, the random stream and the per-decision scratch arrays of a compiled searcher."""
 
-    def __init__(self, num_sides, samples, win_value, prior_weight, seed, attempts, rollout="greedy"):
+    def __init__(self, num_sides, samples, win_value, prior_weight, seed, attempts, rollout="greedy",
+                 rollout_weights=None):
         from ..vector.batched import make_rng_state
 
         if rollout not in ROLLOUTS:
             raise ValueError(f"rollout={rollout!r} is not allowed; allowed: {', '.join(map(repr, ROLLOUTS))}")
         self.rollout = ROLLOUTS.index(rollout)
+        #: the heuristic weights of the rollouts' players (:data:`HEURISTIC_WEIGHTS` order; the prior keeps those)
+        self.rollout_weights = HEURISTIC_WEIGHTS if rollout_weights is None else np.asarray(rollout_weights, np.float64)
         self.samples, self.win_value, self.prior_weight = int(samples), float(win_value), float(prior_weight)
         self.attempts = int(attempts)
         self.rng = make_rng_state(seed, 1)
@@ -490,8 +494,9 @@ class Searcher(SearchScratch):
     (``venv_values(venv, b)`` reads them from a :class:`~allfives_env.vector.VectorAllFives`);
     :meth:`choose` turns them into the search agent's action."""
 
-    def __init__(self, num_sides, samples=48, win_value=100.0, prior_weight=1.0, seed=0, attempts=50, rollout="greedy"):
-        super().__init__(num_sides, samples, win_value, prior_weight, seed, attempts, rollout)
+    def __init__(self, num_sides, samples=48, win_value=100.0, prior_weight=1.0, seed=0, attempts=50, rollout="greedy",
+                 rollout_weights=None):
+        super().__init__(num_sides, samples, win_value, prior_weight, seed, attempts, rollout, rollout_weights)
         self.wst = np.zeros((3, NUM_FIELDS), np.int8)
         self.whands = np.zeros((3, 8), np.int64)
         self.wscores = np.zeros((3, num_sides), np.float64)
@@ -503,8 +508,9 @@ class Searcher(SearchScratch):
         n = search_values(st, hands, scores, b, cfg, fcfg, self.samples, self.win_value, self.prior_weight,
                           HEURISTIC_WEIGHTS, self.attempts, self.rng, 0, self.wst, self.whands, self.wscores,
                           self.wgains, self.legal, self.out, self.prior, self.tiles, self.replies, self.before,
-                          self.no_forbid if forbid is None else forbid, self.no_forbid, self.rollout, self.rlegal,
-                          self.rvalues, self.rst, self.rhands, self.rscores, self.rreplies)
+                          self.no_forbid if forbid is None else forbid, self.no_forbid, self.rollout,
+                          self.rollout_weights, self.rlegal, self.rvalues, self.rst, self.rhands, self.rscores,
+                          self.rreplies)
         return self.legal[:n].copy(), self.out[:n].copy()
 
     def venv_values(self, venv, b):
@@ -557,11 +563,12 @@ def load_view(view, st, hands, scores, b=0):
 class CompiledSearch:
     """:meth:`SearchAgent.action_values` on the compiled search (``search:engine=compiled``)."""
 
-    def __init__(self, config, samples, win_value, prior_weight, rng, infer=False, rollout="greedy"):
+    def __init__(self, config, samples, win_value, prior_weight, rng, infer=False, rollout="greedy",
+                 rollout_weights=None):
         self.cfg, self.fcfg, self.off = kernel_config(config, default_layout(config.num_players), "game", "points",
                                                       False)
         self.searcher = Searcher(config.num_sides, samples=samples, win_value=win_value, prior_weight=prior_weight,
-                                 seed=int(rng.integers(2 ** 62)), rollout=rollout)
+                                 seed=int(rng.integers(2 ** 62)), rollout=rollout, rollout_weights=rollout_weights)
         self.infer = bool(infer)
         self.forbid = np.zeros(4, np.int64)
         self.st = np.zeros((1, NUM_FIELDS), np.int8)

@@ -15,7 +15,7 @@ from allfives_env.agents import search_compiled as S
 from allfives_env.agents.greedy import greedy_action
 from allfives_env.agents.heuristic import HeuristicAgent, score_placements
 from allfives_env.agents.inference import greedy_exclusions
-from allfives_env.agents.search import SearchAgent
+from allfives_env.agents.search import CHAMPION_ROLLOUT_WEIGHTS, SearchAgent
 from allfives_env.compiled.rules import apply_action
 from allfives_env.compiled.state import (
     BONE_POS,
@@ -31,6 +31,7 @@ from allfives_env.compiled.state import (
     WINNERS,
 )
 from allfives_env.rules.actions import DRAW
+from allfives_env.rules.config import RulesConfig
 from allfives_env.rules.game import Game
 from allfives_env.rules.tiles import SUIT_TILES
 from allfives_env.rules.view import player_view
@@ -74,12 +75,23 @@ def test_legal_greedy_heuristic_and_rollouts_equal_the_python_agents(options):
     assert checked > 20
 
 
+class TunedRollouts(SearchAgent):
+    """The Python search with the champion's tuned rollout players (the hook ChampionAgent uses)."""
+
+    def rollout_weights(self, num_players):
+        return CHAMPION_ROLLOUT_WEIGHTS[2]
+
+
+@pytest.mark.parametrize("tuned", [False, True], ids=["default_weights", "tuned_weights"])
 @pytest.mark.parametrize("options", CASES[:4], ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()))
-def test_heuristic_rollouts_equal_the_python_search_with_rollout_heuristic(options):
+def test_heuristic_rollouts_equal_the_python_search_with_rollout_heuristic(options, tuned):
     """``rollout=heuristic``: every seat of a full-information rollout plays the heuristic agent from its
-    own view; the compiled rollout is the Python one, move by move, so its value is the same."""
+    own view; the compiled rollout is the Python one, move by move, so its value is the same (with the
+    heuristic's default weights and with the champion's tuned ones)."""
     searcher = S.Searcher(3, rollout="heuristic")
-    python_search = SearchAgent(rollout="heuristic")
+    python_search = (TunedRollouts if tuned else SearchAgent)(rollout="heuristic")
+    python_search.reset(0, RulesConfig(**options), np.random.default_rng(0))
+    weights = HeuristicAgent(**(CHAMPION_ROLLOUT_WEIGHTS[2] if tuned else {})).weight_array()
     checked = 0
     for game, venv in paired_positions(options, seed=7 + len(str(options)), hands_to_play=3):
         st, hands, scores, cfg, fcfg = venv._st, venv._hands, venv._scores, venv._cfg, venv._fcfg
@@ -96,7 +108,7 @@ def test_heuristic_rollouts_equal_the_python_search_with_rollout_heuristic(optio
                          fcfg[F_TARGET], action)
             got = S.heuristic_rollout_value(
                 searcher.wst, S.TRIAL, searcher.whands, searcher.wscores, searcher.wgains, cfg, fcfg[F_TARGET], side,
-                np.array(game.scores, np.float64), 100.0, S.HEURISTIC_WEIGHTS, searcher.rlegal, searcher.rvalues,
+                np.array(game.scores, np.float64), 100.0, weights, searcher.rlegal, searcher.rvalues,
                 searcher.rst, searcher.rhands, searcher.rscores, searcher.rreplies)
             assert got == pytest.approx(want, abs=1e-9)
             checked += 1
@@ -173,7 +185,7 @@ def test_sampled_worlds_are_uniform_over_the_consistent_deals():
 def test_the_compiled_search_ranks_like_the_python_search_with_many_samples():
     """Same definition of values: with many worlds both estimate the same expectation (the Python
     estimate from 1500 worlds varies by about +-1.5 points between seeds here)."""
-    from allfives_env.agents.search import SearchAgent
+    from allfives_env.agents.search import CHAMPION_ROLLOUT_WEIGHTS, SearchAgent
 
     for game, venv in paired_positions(dict(num_players=2), seed=3, hands_to_play=3):
         legal = placements(game)
