@@ -13,6 +13,7 @@ from allfives_env.agents.ppo.agent import CheckpointError
 from allfives_env.arena import run_match
 from allfives_env.cli import main as cli_main
 from allfives_env.rules.config import RulesConfig
+from training import trainer
 from training.checkpoint import load_checkpoint
 from training.cli import main as train_main
 from training.config import load_config, to_dict
@@ -76,8 +77,6 @@ def test_same_seed_same_first_updates_and_exact_resume(tmp_path):
 def test_a_resumed_run_keeps_its_measured_thread_count(tmp_path, monkeypatch, capsys):
     """torch's sums depend on the thread count: a run that chose its count from the free cores resumes
     with that count, not with what the machine has free when it resumes."""
-    from training import trainer
-
     run = str(tmp_path / "run")
     unpinned = [option for option in FAST if not option.startswith("torch_threads")]
     monkeypatch.setattr(trainer, "free_cores", lambda: 1)
