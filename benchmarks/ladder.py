@@ -8,7 +8,7 @@ For each player count a round robin (``allfives rate``: every pair, every triple
 plays a duplicate match of ``--games`` games with seat rotation) over random, greedy, heuristic,
 the compiled search (the default search's algorithm and budget, 48 worlds, at a fiftieth of its
 CPU), the shipped policy ``checkpoints/ppo_Np.pt`` (opponent-agnostic: no opponent model) and
-the champion (the compiled search with heuristic rollouts), plus any ``--extra`` specs. Three ratings come from the same games: Elo (a Bradley-Terry fit with
+the champion (the compiled search with heuristic rollouts and the policy's value), plus any ``--extra`` specs. Three ratings come from the same games: Elo (a Bradley-Terry fit with
 its 95% margin), Nash averaging (which handles non-transitive pools: an agent outside the
 equilibrium has a negative skill) and, with the ``openspiel`` extra, alpha-Rank. The plot shows
 each player count's Elo with its margin.

@@ -49,7 +49,7 @@ BUILTIN_AGENTS = {
     "greedy": ("allfives_env.agents.greedy", "GreedyAgent", None),
     "heuristic": ("allfives_env.agents.heuristic", "HeuristicAgent", None),
     "search": ("allfives_env.agents.search", "SearchAgent", None),
-    "champion": ("allfives_env.agents.search", "ChampionAgent", None),
+    "champion": ("allfives_env.agents.champion", "ChampionAgent", None),
     "ppo": ("allfives_env.agents.ppo.agent", "PPOAgent", "PATH"),
     # named by path, imported only when used: the agents layer never imports integrations itself
     "openspiel": ("allfives_env.integrations.openspiel", "OpenSpielAgent", "BOT"),

@@ -51,8 +51,6 @@ from .heuristic import HeuristicAgent, score_placements
 #: Worlds per move when ``samples`` is not given: a 2-player game then takes about
 #: 0.5 s of CPU on one core of the development machine, 3 and 4 players a little more.
 DEFAULT_SAMPLES = {2: 24, 3: 40, 4: 48}
-#: The champion's worlds per move: as many as keep a game under a second of CPU (measured in docs/results.md).
-CHAMPION_SAMPLES = {2: 256, 3: 128, 4: 128}
 
 
 def best_action(legal_actions, values, greedy_choice) -> int:
@@ -168,16 +166,3 @@ class SearchAgent(BaseAgent):
         if g.game_over:
             value += self.win_value if side in g.winners else -self.win_value
         return value
-
-
-class ChampionAgent(SearchAgent):
-    """champion: the strongest player shipped: the compiled search with heuristic rollouts and
-    :data:`CHAMPION_SAMPLES` worlds per move (under a second of CPU per game). Options:
-    ``samples``, ``prior_weight``, ``win_value`` as for ``search``."""
-
-    name = "champion"
-    default_samples = CHAMPION_SAMPLES
-
-    def __init__(self, samples=None, prior_weight=1.0, win_value=100.0):
-        super().__init__(samples=samples, win_value=win_value, prior_weight=prior_weight, engine="compiled",
-                         rollout="heuristic")

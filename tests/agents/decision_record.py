@@ -8,7 +8,7 @@ the arena draws its deals.
 
 Regenerate (only when a change of play is intended):
 ``python tests/agents/decision_record.py --write``; ``--append`` records only the matchups added
-since (the 4-player policy's opponent-agnostic default and the champion were appended so; when
+since (the 4-player policy's opponent-agnostic default, the champion and its look-ahead were appended so; when
 ``checkpoints/ppo_2p.pt`` was replaced by the lookahead policy, its games were dropped from the
 record and appended again).
 """
@@ -33,7 +33,11 @@ MATCHUPS = [
     (4, ["search", "heuristic", "search", "heuristic"], 1),
     # added with the opponent-agnostic default and the champion
     (4, ["ppo:checkpoints/ppo_4p.pt", "greedy", "ppo:checkpoints/ppo_4p.pt", "greedy"], 2),
+    # the champion before it added the policy's look-ahead (the same play as then)
+    (2, ["champion:samples=256,value=none", "heuristic"], 1),
+    # added with the champion's look-ahead through the shipped policies (2 and 3 players)
     (2, ["champion", "heuristic"], 1),
+    (3, ["champion", "greedy", "heuristic"], 1),
 ]
 
 

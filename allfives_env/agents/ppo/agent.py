@@ -47,6 +47,8 @@ class NumpyPolicy:
                        for m in net.trunk if hasattr(m, "weight")]
         self.head = (net.policy_head.weight.detach().cpu().numpy().T.copy(),
                      net.policy_head.bias.detach().cpu().numpy().copy())
+        self.value_head = (net.value_head.weight.detach().cpu().numpy()[0].copy(),
+                           float(net.value_head.bias.detach().cpu().numpy()[0]))
         self.direct = None if net.direct is None else net.direct.weight.detach().cpu().numpy().T.copy()
         self.scorer = _numpy_scorer(net)
 
@@ -86,6 +88,10 @@ class NumpyPolicy:
                                                       placements)
         return out
 
+
+    def values(self, x: np.ndarray) -> np.ndarray:
+        """The value head's estimate of each input row ``x`` (R, obs_dim): the expected return."""
+        return self.trunk(x) @ self.value_head[0] + self.value_head[1]
 
     def batch_logits(self, x: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """The logits of many input rows ``x`` (R, obs_dim) at once; with an action scorer, the

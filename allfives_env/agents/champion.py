@@ -1,0 +1,304 @@
+"""The ``champion`` spec: the compiled search with heuristic rollouts, and with 2 or 3 players
+also the learned policy's value one move ahead.
+
+Each placement gets two estimates, added:
+
+* the compiled search's value (:mod:`.search_compiled` with heuristic rollouts,
+  :data:`CHAMPION_SAMPLES` worlds): the points its side gains over the hand's
+  rest, plus ``win_value`` for a won game, plus the heuristic prior;
+* with ``value=PATH`` (a policy file; by default the shipped
+  ``checkpoints/ppo_2p.pt`` and ``ppo_3p.pt``, :data:`CHAMPION_VALUE`), a one-move
+  look-ahead through the policy's eyes (:class:`LeafValues`): in ``worlds``
+  (:data:`CHAMPION_WORLDS`) sampled worlds the placement is made, every other seat answers with the
+  policy's most likely move (forced draws and passes played, a new hand dealt
+  when one ends) until the champion's next real decision, where the policy's
+  value head scores the position; points scored on the way and a game's end
+  count as in training. The mean, ``value_weight`` points per unit of return,
+  is added to the search's value.
+
+The two err in different places: the rollouts play the whole hand with a
+fixed heuristic, the value is learned from self-play but one move deep. The
+budget keeps a game under a second of CPU; the measurements that chose it
+are in docs/history.md (the 4-player policy's value did not help, so the
+4-player champion is the search alone).
+"""
+
+import importlib.util
+import os
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+from threadpoolctl import ThreadpoolController
+
+from ..compiled.encode import encode
+from ..compiled.rules import apply_action, deal_random
+from ..compiled.state import F_TARGET, GAME_OVER, HAND_OVER, NUM_FIELDS, OPTS, TO_MOVE, WINNERS, kernel_config
+from ..compiled.step import play_forced
+from ..env.encoders import default_layout
+from ..rules.actions import DRAW, NUM_ACTIONS
+from ..vector.batched import make_rng_state
+from .search import SearchAgent
+from .search_compiled import copy_game, draw_world, legal_placements, load_view
+
+#: Rollout worlds per move by player count.
+CHAMPION_SAMPLES = {2: 128, 3: 128, 4: 128}
+#: The policy file whose value the champion adds, by player count (None: the search alone). Relative
+#: paths are read from the working directory, else from the repository the package was installed from.
+CHAMPION_VALUE = {2: "checkpoints/ppo_2p.pt", 3: "checkpoints/ppo_3p.pt", 4: None}
+#: Look-ahead worlds per move by player count.
+CHAMPION_WORLDS = {2: 32, 3: 16, 4: 16}
+#: Points per unit of the policy's return: the shipped files were trained on 0.02 per point.
+POINTS_PER_RETURN = 50.0
+#: The training discount of the shipped files: the next decision's value counts this much.
+GAMMA = 0.99
+#: Trial rows allocated per world: one per possible placement.
+_ROWS_PER_WORLD = DRAW
+# what a trial row is waiting for
+_OTHER_SEAT, _OWN_DECISION, _GAME_OVER = 0, 1, 2
+
+
+@njit(**OPTS)
+def start_trials(st, hands, scores, seat, n, worlds, legal, n_legal, rng, tiles, no_forbid, cfg, target,
+                 xst, xhands, xscores, xgains):
+    """Rows ``w * n_legal + k`` := world ``w`` (drawn from what ``seat`` knows in game 0) after placement
+    ``legal[k]``: every placement of a world meets the same hidden tiles."""
+    for w in range(worlds):
+        base = w * n_legal
+        draw_world(st, hands, scores, 0, seat, n, xst, xhands, xscores, base, rng, 0, tiles, 50, no_forbid,
+                   no_forbid)
+        for k in range(1, n_legal):
+            copy_game(xst, xhands, xscores, base, xst, xhands, xscores, base + k)
+        for k in range(n_legal):
+            apply_action(xst, base + k, xhands, xscores, xgains, cfg, target, legal[k])
+
+
+@njit(**OPTS)
+def advance_trials(rows, xst, xhands, xscores, xhstart, xgains, rng, cfg, target, seat, waiting, status):
+    """Play every waiting row's forced draws and passes, dealing the next hand when one ends (from
+    ``rng[row]``), until a real decision or the game's end; set its status (``_OTHER_SEAT`` stays
+    waiting for the policy's answer). Returns how many rows wait for an answer."""
+    need = 0
+    for r in range(rows):
+        if not waiting[r]:
+            continue
+        while not xst[r, GAME_OVER]:
+            if xst[r, HAND_OVER]:
+                deal_random(xst, r, xhands, xscores, xhstart, rng, cfg)
+            play_forced(xst, r, xhands, xscores, xgains, cfg, target)
+            if not xst[r, HAND_OVER]:
+                break
+        if xst[r, GAME_OVER]:
+            status[r], waiting[r] = _GAME_OVER, 0
+        elif xst[r, TO_MOVE] == seat:
+            status[r], waiting[r] = _OWN_DECISION, 0
+        else:
+            status[r] = _OTHER_SEAT
+            need += 1
+    return need
+
+
+@njit(**OPTS)
+def encode_rows(rows, xst, xhands, xscores, cfg, fcfg, off, obs, mask):
+    """The mover's observation and legal mask of each of ``rows`` (same row of ``obs``/``mask``)."""
+    for i in range(rows.shape[0]):
+        r = rows[i]
+        encode(xst, r, xhands, xscores, xst[r, TO_MOVE], True, cfg, fcfg, off, obs, mask)
+
+
+@njit(**OPTS)
+def apply_rows(rows, actions, xst, xhands, xscores, xgains, cfg, target):
+    for i in range(rows.shape[0]):
+        apply_action(xst, rows[i], xhands, xscores, xgains, cfg, target, actions[i])
+
+
+@njit(**OPTS)
+def trial_returns(rows, xst, xscores, side, sides, before, points, out):
+    """``out[row]``: ``points`` times the side's zero-sum points since ``before`` (own gain minus the
+    other sides' mean), plus 1 for a won game, minus 1 for a lost one (0 for a drawn one)."""
+    for r in range(rows):
+        mine, others = 0.0, 0.0
+        for s in range(sides):
+            gained = xscores[r, s] - before[s]
+            if s == side:
+                mine = gained
+            else:
+                others += gained
+        out[r] = points * (mine - others / (sides - 1))
+        if xst[r, GAME_OVER]:
+            winners = xst[r, WINNERS]
+            won = (winners >> side) & 1
+            drawn = won and (winners & (winners - 1)) != 0
+            if not drawn:
+                out[r] += 1.0 if won else -1.0
+
+
+def resolve_policy_path(path) -> str:
+    """``path`` as given when it exists, else under the repository the package came from (so the
+    default works from any directory of a source checkout)."""
+    if os.path.isfile(path) or os.path.isabs(path):
+        return path
+    in_repo = Path(__file__).resolve().parents[2] / path
+    return str(in_repo) if in_repo.is_file() else path
+
+
+class LeafValues:
+    """The one-move look-ahead of a policy file for the seat to move (see the module docstring).
+
+    ``values(view)`` -> ``(placements, values)`` (int64, float64 arrays; values in units of the
+    policy's return). Needs torch to read the file, once per process."""
+
+    def __init__(self, path, worlds=None):
+        try:
+            import torch  # noqa: F401  (reads the file, once per process)
+        except ImportError:
+            raise ValueError(f"champion: the value of {path!r} needs torch, which is not installed; install it "
+                             'with: pip install -e ".[train]", or play champion:value=none (the search alone)') from None
+        from .ppo.agent import CheckpointError, _load
+
+        if not os.path.isfile(path):
+            raise CheckpointError(f"champion: policy file not found: {path!r} (give value=PATH, or value=none "
+                                  "for the search alone)")
+        self.path = path
+        self.rules, self.features, self.policy = _load(path)
+        self._worlds = None if worlds is None else int(worlds)  # None: CHAMPION_WORLDS of the player count
+        # the batched network runs on one BLAS thread: threaded matrix products of this size spin
+        # the other cores for nothing (ten times the CPU of a game in measurements)
+        self._blas = ThreadpoolController()
+        self._shape = None
+        if self._worlds is not None and self._worlds < 1:
+            raise ValueError(f"worlds={worlds!r} is not allowed; give a positive integer")
+
+    def reset(self, config, rng):
+        from .ppo.features import PolicyInput
+
+        if config.num_players != self.rules.num_players:
+            raise ValueError(f"{self.path!r} was trained for {self.rules.num_players} players; "
+                             f"this game has {config.num_players}")
+        n, sides = config.num_players, config.num_sides
+        self.worlds = self._worlds or CHAMPION_WORLDS[n]
+        layout = default_layout(n)
+        self.cfg, self.fcfg, self.off = kernel_config(config, layout, "game", "points", False)
+        self.config = config
+        self.input = PolicyInput(self.features, n, config.divisor)
+        self.st, self.hands = np.zeros((1, NUM_FIELDS), np.int8), np.zeros((1, 8), np.int64)
+        self.scores = np.zeros((1, sides), np.float64)
+        self.world_rng = make_rng_state(int(rng.integers(2 ** 62)), 1)
+        rows = self.worlds * _ROWS_PER_WORLD
+        self.deal_rng = make_rng_state(int(rng.integers(2 ** 62)), rows)
+        if self._shape != (rows, sides, layout.size):  # the trial rows: kept between games
+            self._shape = (rows, sides, layout.size)
+            self._allocate(rows, sides, layout.size)
+        self.legal, self.tiles, self.no_forbid = np.zeros(DRAW, np.int64), np.zeros(28, np.int64), np.zeros(4, np.int64)
+
+    def _allocate(self, rows, sides, obs_size):
+        self.xst, self.xhands = np.zeros((rows, NUM_FIELDS), np.int8), np.zeros((rows, 8), np.int64)
+        self.xscores, self.xhstart, self.xgains = (np.zeros((rows, sides), np.float64) for _ in range(3))
+        self.waiting, self.status = np.zeros(rows, np.int8), np.zeros(rows, np.int8)
+        self.obs = np.zeros((rows, obs_size), np.float32)
+        self.mask = np.zeros((rows, NUM_ACTIONS), np.int8)
+        self.returns = np.zeros(rows, np.float64)
+
+    def values(self, view):
+        with self._blas.limit(limits=1, user_api="blas"):
+            return self._values(view)
+
+    def _values(self, view):
+        load_view(view, self.st, self.hands, self.scores)
+        n_legal = legal_placements(self.st, 0, self.hands, self.legal)
+        legal = self.legal[:n_legal].copy()
+        start_trials(self.st, self.hands, self.scores, view.seat, view.num_players, self.worlds, legal, n_legal,
+                     self.world_rng, self.tiles, self.no_forbid, self.cfg, self.fcfg[F_TARGET], self.xst,
+                     self.xhands, self.xscores, self.xgains)
+        q = self.trial_values(self.worlds * n_legal, view.seat, view.side, view.scores)
+        return legal, q.reshape(self.worlds, n_legal).mean(axis=0)
+
+    def trial_values(self, rows, seat, side, before) -> np.ndarray:
+        """The value for ``seat`` (of ``side``; the scores were ``before``) of each of the first
+        ``rows`` trial rows, where it has just moved: the other seats answer until its next real
+        decision, whose value the policy estimates, or the game's end."""
+        target = self.fcfg[F_TARGET]
+        self.waiting[:rows] = 1
+        while self._advance(rows, seat, target):
+            self._answer(np.flatnonzero(self.waiting[:rows]), target)
+        trial_returns(rows, self.xst, self.xscores, side, self.config.num_sides, np.asarray(before, np.float64),
+                      1.0 / POINTS_PER_RETURN, self.returns)
+        q = self.returns[:rows].copy()
+        leaves = np.flatnonzero(self.status[:rows] == _OWN_DECISION)
+        if len(leaves):
+            q[leaves] += GAMMA * self.policy.values(self._inputs(leaves))
+        return q
+
+    def _advance(self, rows, seat, target) -> int:
+        return advance_trials(rows, self.xst, self.xhands, self.xscores, self.xhstart, self.xgains, self.deal_rng,
+                              self.cfg, target, seat, self.waiting, self.status)
+
+    def _inputs(self, rows):
+        encode_rows(rows, self.xst, self.xhands, self.xscores, self.cfg, self.fcfg, self.off, self.obs, self.mask)
+        return self.input(self.obs[rows], self.mask[rows])
+
+    def _answer(self, rows, target):
+        """Every row in ``rows`` plays the policy's most likely legal action."""
+        x = self._inputs(rows)
+        mask = self.mask[rows]
+        logits = self.policy.batch_logits(x, mask)
+        logits[mask == 0] = -np.inf
+        actions = np.argmax(logits, axis=1).astype(np.int64)
+        apply_rows(rows, actions, self.xst, self.xhands, self.xscores, self.xgains, self.cfg, target)
+
+
+def _preload_default_values():
+    """Read the default files now, where they exist and torch is installed: an arena builds every agent
+    in its own process first, and the workers it forks then reuse what was read instead of calling
+    torch after a fork. Where they cannot be read, :meth:`ChampionAgent.reset` says why."""
+    if importlib.util.find_spec("torch") is None:
+        return
+    from .ppo.agent import _load
+
+    for path in CHAMPION_VALUE.values():
+        if path is not None and os.path.isfile(resolve_policy_path(path)):
+            _load(resolve_policy_path(path))
+
+
+class ChampionAgent(SearchAgent):
+    """champion: the strongest player shipped: the compiled search with heuristic rollouts, plus (2 and 3
+    players) the shipped policy's value one move ahead, under a second of CPU per game. Options:
+    ``samples``, ``prior_weight``, ``win_value`` as for ``search``; ``value`` (a policy file, or none),
+    ``worlds`` and ``value_weight`` for the look-ahead."""
+
+    name = "champion"
+    default_samples = CHAMPION_SAMPLES
+
+    def __init__(self, samples=None, prior_weight=1.0, win_value=100.0, value="default", worlds=None,
+                 value_weight=POINTS_PER_RETURN):
+        super().__init__(samples=samples, win_value=win_value, prior_weight=prior_weight, engine="compiled",
+                         rollout="heuristic")
+        self.value_weight = float(value_weight)
+        self._value_option, self._worlds = value, worlds
+        self._leaf_values = {}
+        if value not in ("default", None):  # a given file is checked (and read) now, before any game
+            self._leaf_values[None] = LeafValues(resolve_policy_path(str(value)), worlds)
+        elif value == "default":
+            _preload_default_values()
+        self.leaf_values = None
+
+    def _leaf_values_for(self, players):
+        key = None if self._value_option != "default" else players
+        if key not in self._leaf_values:
+            path = CHAMPION_VALUE[players] if self._value_option == "default" else None
+            self._leaf_values[key] = None if path is None else LeafValues(resolve_policy_path(path), self._worlds)
+        return self._leaf_values[key]
+
+    def reset(self, seat, config, rng):
+        super().reset(seat, config, rng)
+        self.leaf_values = self._leaf_values_for(config.num_players)
+        if self.leaf_values is not None:
+            self.leaf_values.reset(config, rng)
+
+    def action_values(self, view, legal_actions) -> list:
+        values = super().action_values(view, legal_actions)
+        if self.leaf_values is None:
+            return values
+        placements, leaf = self.leaf_values.values(view)
+        by_action = dict(zip(placements.tolist(), leaf.tolist()))
+        return [v + self.value_weight * by_action[a] for v, a in zip(values, legal_actions)]
