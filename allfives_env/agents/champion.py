@@ -39,7 +39,7 @@ from ..env.encoders import default_layout
 from ..rules.actions import DRAW, NUM_ACTIONS
 from ..vector.batched import make_rng_state
 from .search import SearchAgent
-from .search_compiled import copy_game, draw_world, legal_placements, load_view
+from .search_compiled import copy_game, draw_world, legal_placements, load_view, zero_sum_points
 
 #: Rollout worlds per move by player count.
 CHAMPION_SAMPLES = {2: 128, 3: 128, 4: 128}
@@ -117,14 +117,7 @@ def trial_returns(rows, xst, xscores, side, sides, before, points, out):
     """``out[row]``: ``points`` times the side's zero-sum points since ``before`` (own gain minus the
     other sides' mean), plus 1 for a won game, minus 1 for a lost one (0 for a drawn one)."""
     for r in range(rows):
-        mine, others = 0.0, 0.0
-        for s in range(sides):
-            gained = xscores[r, s] - before[s]
-            if s == side:
-                mine = gained
-            else:
-                others += gained
-        out[r] = points * (mine - others / (sides - 1))
+        out[r] = points * zero_sum_points(xscores, r, sides, side, before)
         if xst[r, GAME_OVER]:
             winners = xst[r, WINNERS]
             won = (winners >> side) & 1

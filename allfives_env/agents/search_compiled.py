@@ -177,9 +177,8 @@ def heuristic_move(st, b, hands, scores, cfg, target, weights, legal, values, ls
 
 
 @njit(**OPTS)
-def outcome_value(st, b, scores, sides, side, before, win_value):
-    """A finished rollout's value for ``side``: its points minus the other sides' mean since
-    ``before``, plus ``win_value`` if the game ended won (minus it if lost)."""
+def zero_sum_points(scores, b, sides, side, before):
+    """The points ``side`` gained in game ``b`` since ``before`` minus the other sides' mean gain."""
     mine, others = 0.0, 0.0
     for s in range(sides):
         gained = scores[b, s] - before[s]
@@ -187,7 +186,14 @@ def outcome_value(st, b, scores, sides, side, before, win_value):
             mine = gained
         else:
             others += gained
-    value = mine - others / (sides - 1)
+    return mine - others / (sides - 1)
+
+
+@njit(**OPTS)
+def outcome_value(st, b, scores, sides, side, before, win_value):
+    """A finished rollout's value for ``side``: its points minus the other sides' mean since
+    ``before``, plus ``win_value`` if the game ended won (minus it if lost)."""
+    value = zero_sum_points(scores, b, sides, side, before)
     if st[b, GAME_OVER]:
         value += win_value if (st[b, WINNERS] >> side) & 1 else -win_value
     return value
