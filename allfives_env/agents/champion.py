@@ -147,13 +147,14 @@ class LeafValues:
         except ImportError:
             raise ValueError(f"champion: the value of {path!r} needs torch, which is not installed; install it "
                              'with: pip install -e ".[train]", or play champion:value=none (the search alone)') from None
-        from .ppo.agent import CheckpointError, _load
+        from .ppo.agent import CheckpointError, _load, _with_inference
 
         if not os.path.isfile(path):
             raise CheckpointError(f"champion: policy file not found: {path!r} (give value=PATH, or value=none "
                                   "for the search alone)")
         self.path = path
-        self.rules, self.features, self.policy = _load(path)
+        self.rules, features, self.policy = _load(path)
+        self.features = _with_inference(features, False, path)  # no opponent model, as ppo:PATH by default
         self._worlds = None if worlds is None else int(worlds)  # None: CHAMPION_WORLDS of the player count
         # the batched network runs on one BLAS thread: threaded matrix products of this size spin
         # the other cores for nothing (ten times the CPU of a game in measurements)

@@ -29,7 +29,7 @@ from allfives_env.rules.config import RulesConfig
 from allfives_env.rules.view import player_view
 
 ROOT = Path(__file__).resolve().parents[2]
-POLICY = {2: str(ROOT / "checkpoints/ppo_2p.pt"), 3: str(ROOT / "checkpoints/ppo_3p.pt")}
+POLICY = {n: str(ROOT / f"checkpoints/ppo_{n}p.pt") for n in (2, 3, 4)}
 
 
 def _python_trial(game, action, agent):
@@ -61,13 +61,13 @@ def _python_value(game, g, agent):
     return value + GAMMA * float(agent.policy.values(x[None, :])[0])
 
 
-@pytest.mark.parametrize("players", [2, 3])
+@pytest.mark.parametrize("players", [2, 3, 4])
 def test_look_ahead_trials_equal_the_python_twin(players):
     config_options = dict(num_players=players)
     agent = make_agent(f"ppo:{POLICY[players]}")
     leaf = LeafValues(POLICY[players], worlds=1)
     compared = ended_game = 0
-    for game, venv in paired_positions(config_options, seed=30 + players, hands_to_play=4):
+    for game, venv in paired_positions(config_options, seed=30 + players, hands_to_play=4 if players < 4 else 8):
         legal = placements(game)
         if len(legal) < 2:
             continue
@@ -153,6 +153,13 @@ def test_champion_defaults_by_player_count(players):
     else:
         assert Path(champion.leaf_values.path).resolve() == (ROOT / CHAMPION_VALUE[players]).resolve()
         assert champion.leaf_values.worlds == CHAMPION_WORLDS[players]
+
+
+def test_a_value_file_trained_with_an_opponent_model_is_read_without_it():
+    """The 4-player file was trained with the greedy exclusions in its inputs (``lookahead_infer``); as
+    ``ppo:PATH`` by default, the look-ahead assumes nothing of who it plays."""
+    assert make_agent(f"ppo:{POLICY[4]}").features == "lookahead"
+    assert LeafValues(POLICY[4]).features == "lookahead"
 
 
 def test_champion_bad_options_say_what_is_allowed(tmp_path):
