@@ -160,6 +160,8 @@ class LeafValues:
         # the other cores for nothing (ten times the CPU of a game in measurements)
         self._blas = ThreadpoolController()
         self._shape = None
+        # scratch for one decision: its placements, the world sampler's tiles, no exclusions (no opponent model)
+        self.legal, self.tiles, self.no_forbid = np.zeros(DRAW, np.int64), np.zeros(28, np.int64), np.zeros(4, np.int64)
         if self._worlds is not None and self._worlds < 1:
             raise ValueError(f"worlds={worlds!r} is not allowed; give a positive integer")
 
@@ -183,7 +185,6 @@ class LeafValues:
         if self._shape != (rows, sides, layout.size):  # the trial rows: kept between games
             self._shape = (rows, sides, layout.size)
             self._allocate(rows, sides, layout.size)
-        self.legal, self.tiles, self.no_forbid = np.zeros(DRAW, np.int64), np.zeros(28, np.int64), np.zeros(4, np.int64)
 
     def _allocate(self, rows, sides, obs_size):
         self.xst, self.xhands = np.zeros((rows, NUM_FIELDS), np.int8), np.zeros((rows, 8), np.int64)

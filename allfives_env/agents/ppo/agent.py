@@ -88,7 +88,6 @@ class NumpyPolicy:
                                                       placements)
         return out
 
-
     def values(self, x: np.ndarray) -> np.ndarray:
         """The value head's estimate of each input row ``x`` (R, obs_dim): the expected return."""
         return self.trunk(x) @ self.value_head[0] + self.value_head[1]
