@@ -9,5 +9,6 @@ run's state), :mod:`training.loop` (updates, evaluations, logs, checkpoints),
 :mod:`training.checkpoint` (atomic save, validated load),
 :mod:`training.metrics` and :mod:`training.run_folder` (what a run writes),
 :mod:`training.cli` (the command). Tools: :mod:`training.export`,
-:mod:`training.plot`, :mod:`training.summary`.
+:mod:`training.plot`, :mod:`training.summary`, :mod:`training.value_fit`
+(the champion's 4-player value file).
 """

@@ -1,13 +1,15 @@
-"""The ``champion`` spec: the compiled search with heuristic rollouts, and with 2 or 3 players
-also the learned policy's value one move ahead.
+"""The ``champion`` spec: the compiled search with heuristic rollouts, plus a learned policy's
+value one move ahead.
 
 Each placement gets two estimates, added:
 
 * the compiled search's value (:mod:`.search_compiled` with heuristic rollouts,
   :data:`CHAMPION_SAMPLES` worlds): the points its side gains over the hand's
   rest, plus ``win_value`` for a won game, plus the heuristic prior;
-* with ``value=PATH`` (a policy file; by default the shipped
-  ``checkpoints/ppo_2p.pt`` and ``ppo_3p.pt``, :data:`CHAMPION_VALUE`), a one-move
+* with ``value=PATH`` (a policy file; by default :data:`CHAMPION_VALUE`: the shipped
+  ``checkpoints/ppo_2p.pt`` and ``ppo_3p.pt``, and for 4 players
+  ``champion_value_4p.pt``, ``ppo_4p.pt`` with its value refit to this
+  return by :mod:`training.value_fit`), a one-move
   look-ahead through the policy's eyes (:class:`LeafValues`): in ``worlds``
   (:data:`CHAMPION_WORLDS`) sampled worlds the placement is made, every other seat answers with the
   policy's most likely move (forced draws and passes played, a new hand dealt
@@ -17,10 +19,9 @@ Each placement gets two estimates, added:
   is added to the search's value.
 
 The two err in different places: the rollouts play the whole hand with a
-fixed heuristic, the value is learned from self-play but one move deep. The
+fixed heuristic, the value is learned from play but only one move deep. The
 budget keeps a game under a second of CPU; the measurements that chose it
-are in docs/history.md (the 4-player policy's value did not help, so the
-4-player champion is the search alone).
+are in docs/history.md.
 """
 
 import importlib.util
@@ -45,7 +46,7 @@ from .search_compiled import copy_game, draw_world, legal_placements, load_view,
 CHAMPION_SAMPLES = {2: 128, 3: 128, 4: 128}
 #: The policy file whose value the champion adds, by player count (None: the search alone). Relative
 #: paths are read from the working directory, else from the repository the package was installed from.
-CHAMPION_VALUE = {2: "checkpoints/ppo_2p.pt", 3: "checkpoints/ppo_3p.pt", 4: None}
+CHAMPION_VALUE = {2: "checkpoints/ppo_2p.pt", 3: "checkpoints/ppo_3p.pt", 4: "checkpoints/champion_value_4p.pt"}
 #: Look-ahead worlds per move by player count.
 CHAMPION_WORLDS = {2: 32, 3: 16, 4: 16}
 #: Points per unit of the policy's return: the shipped files were trained on 0.02 per point.
@@ -256,8 +257,8 @@ def _preload_default_values():
 
 
 class ChampionAgent(SearchAgent):
-    """champion: the strongest player shipped: the compiled search with heuristic rollouts, plus (2 and 3
-    players) the shipped policy's value one move ahead, under a second of CPU per game. Options:
+    """champion: the strongest player shipped: the compiled search with heuristic rollouts, plus a
+    shipped policy's value one move ahead, under a second of CPU per game. Options:
     ``samples``, ``prior_weight``, ``win_value`` as for ``search``; ``value`` (a policy file, or none),
     ``worlds`` and ``value_weight`` for the look-ahead."""
 
