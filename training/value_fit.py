@@ -111,19 +111,16 @@ def record_game(encoder: PPOAgent, config: RulesConfig, deal_seed):
     return np.array(inputs, np.float32), np.array(masks, np.int8), np.concatenate(returns).astype(np.float32)
 
 
-_ENCODER = None  # the worker's policy input encoder, set before the workers fork
-
-
-def _record(args):
-    return record_game(_ENCODER, *args)
+def _record(job):
+    policy_path, config, deal_seed = job
+    return record_game(PPOAgent(policy_path), config, deal_seed)  # the file as read before the fork
 
 
 def collect(policy_path, config: RulesConfig, games, seed, workers=1) -> dict:
     """Record ``games`` games on deal seeds ``seed .. seed + games - 1``: arrays ``inputs``, ``masks``,
     ``returns`` and ``game`` (each row's game index)."""
-    global _ENCODER
-    _ENCODER = PPOAgent(policy_path)  # read with torch here, once: forked workers reuse it
-    jobs = [(config, seed + g) for g in range(games)]
+    PPOAgent(policy_path)  # read with torch here, once: forked workers reuse the read (no torch after a fork)
+    jobs = [(policy_path, config, seed + g) for g in range(games)]
     if workers > 1:
         with get_context("fork").Pool(workers) as pool:
             results = pool.map(_record, jobs, chunksize=4)
