@@ -30,6 +30,7 @@ import numpy as np
 
 from allfives_env.agents.champion import GAMMA, POINTS_PER_RETURN
 from allfives_env.agents.ppo.agent import CheckpointError, PPOAgent, build_policy, policy_features, read_checkpoint
+from allfives_env.agents.ppo.network import masked_logits
 from allfives_env.agents.registry import make_agent
 from allfives_env.arena.deals import deal_hand
 from allfives_env.arena.game import agent_rng, choose_action
@@ -146,7 +147,7 @@ def fit(net, data, epochs=4, lr=1e-4, kl_weight=1.0, batch=1024, seed=0) -> dict
     train_rows = torch.nonzero(~held_out).squeeze(1)
     with torch.no_grad():
         logits0, values0 = net(x, legal)
-        logp0 = torch.log_softmax(_masked(logits0, legal), -1)
+        logp0 = torch.log_softmax(masked_logits(logits0, legal), -1)
     generator = torch.Generator().manual_seed(seed)
     optimizer = torch.optim.Adam(net.parameters(), lr=lr)
     net.train()
@@ -155,7 +156,7 @@ def fit(net, data, epochs=4, lr=1e-4, kl_weight=1.0, batch=1024, seed=0) -> dict
         for start in range(0, len(order), batch):
             rows = order[start:start + batch]
             logits, values = net(x[rows], legal[rows])
-            logp = torch.log_softmax(_masked(logits, legal[rows]), -1)
+            logp = torch.log_softmax(masked_logits(logits, legal[rows]), -1)
             kl = (logp0[rows].exp() * (logp0[rows] - logp)).sum(-1).mean()
             loss = ((values - returns[rows]) ** 2).mean() + kl_weight * kl
             optimizer.zero_grad()
@@ -164,17 +165,11 @@ def fit(net, data, epochs=4, lr=1e-4, kl_weight=1.0, batch=1024, seed=0) -> dict
     net.eval()
     with torch.no_grad():
         logits, values = net(x, legal)
-    same = (_masked(logits, legal).argmax(-1) == _masked(logits0, legal).argmax(-1)).float().mean()
+    same = (masked_logits(logits, legal).argmax(-1) == masked_logits(logits0, legal).argmax(-1)).float().mean()
     r = returns[held_out].numpy()
     return {"held_out_ev_before": explained_variance(values0[held_out].numpy(), r),
             "held_out_ev_after": explained_variance(values[held_out].numpy(), r),
             "same_action": float(same), "rows": len(returns), "held_out_rows": int(held_out.sum())}
-
-
-def _masked(logits, legal):
-    import torch
-
-    return torch.where(legal, logits, torch.full_like(logits, -1e9))
 
 
 def _check_target(source, target):
