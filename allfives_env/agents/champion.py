@@ -11,12 +11,14 @@ Each placement gets two estimates, added:
   ``champion_value_4p.pt``, ``ppo_4p.pt`` with its value refit to this
   return by :mod:`training.value_fit`), a one-move
   look-ahead through the policy's eyes (:class:`LeafValues`): in ``worlds``
-  (:data:`CHAMPION_WORLDS`) sampled worlds the placement is made, every other seat answers with the
-  policy's most likely move (forced draws and passes played, a new hand dealt
-  when one ends) until the champion's next real decision, where the policy's
-  value head scores the position; points scored on the way and a game's end
-  count as in training. The mean, ``value_weight`` points per unit of return,
-  is added to the search's value.
+  (:data:`CHAMPION_WORLDS`) sampled worlds the placement is made, every other seat answers
+  (forced draws and passes played, a new hand dealt when one ends) until the
+  champion's next real decision, where the policy's value head scores the
+  position; points scored on the way and a game's end count as in training.
+  The answers are ``replies`` (:data:`CHAMPION_REPLIES`): the policy's most
+  likely moves, or the heuristic agent's, which cost no network call, so more
+  worlds fit in the same time. The mean, ``value_weight`` points per unit of
+  return, is added to the search's value.
 
 The two err in different places: the rollouts play the whole hand with a
 fixed heuristic, the value is learned from play but only one move deep. The
@@ -40,7 +42,15 @@ from ..env.encoders import default_layout
 from ..rules.actions import DRAW, NUM_ACTIONS
 from ..vector.batched import make_rng_state
 from .search import SearchAgent
-from .search_compiled import copy_game, draw_world, legal_placements, load_view, zero_sum_points
+from .search_compiled import (
+    HEURISTIC_WEIGHTS,
+    copy_game,
+    draw_world,
+    heuristic_move,
+    legal_placements,
+    load_view,
+    zero_sum_points,
+)
 
 #: Rollout worlds per move by player count.
 CHAMPION_SAMPLES = {2: 128, 3: 128, 4: 128}
@@ -48,7 +58,10 @@ CHAMPION_SAMPLES = {2: 128, 3: 128, 4: 128}
 #: paths are read from the working directory, else from the repository the package was installed from.
 CHAMPION_VALUE = {2: "checkpoints/ppo_2p.pt", 3: "checkpoints/ppo_3p.pt", 4: "checkpoints/champion_value_4p.pt"}
 #: Look-ahead worlds per move by player count.
-CHAMPION_WORLDS = {2: 32, 3: 16, 4: 16}
+CHAMPION_WORLDS = {2: 32, 3: 16, 4: 48}
+#: Who answers in the look-ahead by player count: the policy's most likely moves, or the heuristic's.
+CHAMPION_REPLIES = {2: "policy", 3: "policy", 4: "heuristic"}
+REPLIES = ("policy", "heuristic")
 #: Points per unit of the policy's return: the shipped files were trained on 0.02 per point.
 POINTS_PER_RETURN = 50.0
 #: The training discount of the shipped files: the next decision's value counts this much.
@@ -114,6 +127,17 @@ def apply_rows(rows, actions, xst, xhands, xscores, xgains, cfg, target):
 
 
 @njit(**OPTS)
+def heuristic_answers(rows, xst, xhands, xscores, xgains, cfg, target, legal, values, lst, lhands, lscores, replies):
+    """Every row in ``rows`` plays the heuristic agent's move (:func:`.search_compiled.heuristic_move`;
+    ``legal``/``values``, row 0 of ``lst``/``lhands``/``lscores`` and ``replies`` are its scratch)."""
+    for i in range(rows.shape[0]):
+        r = rows[i]
+        action = heuristic_move(xst, r, xhands, xscores, cfg, target, HEURISTIC_WEIGHTS, legal, values, lst, lhands,
+                                lscores, replies)
+        apply_action(xst, r, xhands, xscores, xgains, cfg, target, action)
+
+
+@njit(**OPTS)
 def trial_returns(rows, xst, xscores, side, sides, before, points, out):
     """``out[row]``: ``points`` times the side's zero-sum points since ``before`` (own gain minus the
     other sides' mean), plus 1 for a won game, minus 1 for a lost one (0 for a drawn one)."""
@@ -125,6 +149,14 @@ def trial_returns(rows, xst, xscores, side, sides, before, points, out):
             drawn = won and (winners & (winners - 1)) != 0
             if not drawn:
                 out[r] += 1.0 if won else -1.0
+
+
+def checked_replies(replies):
+    """``replies`` as given: None (the default by player count) or one of :data:`REPLIES`."""
+    if replies not in (None,) + REPLIES:
+        raise ValueError(f"replies={replies} is not allowed; allowed: 'policy' or 'heuristic' (the default by "
+                         f"player count: {CHAMPION_REPLIES})")
+    return replies
 
 
 def resolve_policy_path(path) -> str:
@@ -142,7 +174,7 @@ class LeafValues:
     ``values(view)`` -> ``(placements, values)`` (int64, float64 arrays; values in units of the
     policy's return). Needs torch to read the file, once per process."""
 
-    def __init__(self, path, worlds=None):
+    def __init__(self, path, worlds=None, replies=None):
         try:
             import torch  # noqa: F401  (reads the file, once per process)
         except ImportError:
@@ -157,6 +189,7 @@ class LeafValues:
         self.rules, features, self.policy = _load(path)
         self.features = _with_inference(features, False, path)  # no opponent model, as ppo:PATH by default
         self._worlds = None if worlds is None else int(worlds)  # None: CHAMPION_WORLDS of the player count
+        self._replies = checked_replies(replies)  # None: CHAMPION_REPLIES of the player count
         # the batched network runs on one BLAS thread: threaded matrix products of this size spin
         # the other cores for nothing (ten times the CPU of a game in measurements)
         self._blas = ThreadpoolController()
@@ -174,6 +207,7 @@ class LeafValues:
                              f"this game has {config.num_players}")
         n, sides = config.num_players, config.num_sides
         self.worlds = self._worlds or CHAMPION_WORLDS[n]
+        self.replies = self._replies or CHAMPION_REPLIES[n]
         layout = default_layout(n)
         self.cfg, self.fcfg, self.off = kernel_config(config, layout, "game", "points", False)
         self.config = config
@@ -194,6 +228,10 @@ class LeafValues:
         self.obs = np.zeros((rows, obs_size), np.float32)
         self.mask = np.zeros((rows, NUM_ACTIONS), np.int8)
         self.returns = np.zeros(rows, np.float64)
+        # the heuristic answers' scratch
+        self.h_legal, self.h_values = np.zeros(DRAW, np.int64), np.zeros(DRAW, np.float64)
+        self.h_st, self.h_hands = np.zeros((1, NUM_FIELDS), np.int8), np.zeros((1, 8), np.int64)
+        self.h_scores, self.h_replies = np.zeros((1, sides), np.float64), np.zeros(28, np.float64)
 
     def values(self, view):
         with self._blas.limit(limits=1, user_api="blas"):
@@ -234,7 +272,11 @@ class LeafValues:
         return self.input(self.obs[rows], self.mask[rows])
 
     def _answer(self, rows, target):
-        """Every row in ``rows`` plays the policy's most likely legal action."""
+        """Every row in ``rows`` plays the policy's most likely legal action, or the heuristic's move."""
+        if self.replies == "heuristic":
+            heuristic_answers(rows, self.xst, self.xhands, self.xscores, self.xgains, self.cfg, target, self.h_legal,
+                              self.h_values, self.h_st, self.h_hands, self.h_scores, self.h_replies)
+            return
         x = self._inputs(rows)
         mask = self.mask[rows]
         logits = self.policy.batch_logits(x, mask)
@@ -260,20 +302,20 @@ class ChampionAgent(SearchAgent):
     """champion: the strongest player shipped: the compiled search with heuristic rollouts, plus a
     shipped policy's value one move ahead, under a second of CPU per game. Options:
     ``samples``, ``prior_weight``, ``win_value`` as for ``search``; ``value`` (a policy file, or none),
-    ``worlds`` and ``value_weight`` for the look-ahead."""
+    ``worlds``, ``replies`` (``policy`` or ``heuristic``) and ``value_weight`` for the look-ahead."""
 
     name = "champion"
     default_samples = CHAMPION_SAMPLES
 
     def __init__(self, samples=None, prior_weight=1.0, win_value=100.0, value="default", worlds=None,
-                 value_weight=POINTS_PER_RETURN):
+                 value_weight=POINTS_PER_RETURN, replies=None):
         super().__init__(samples=samples, win_value=win_value, prior_weight=prior_weight, engine="compiled",
                          rollout="heuristic")
         self.value_weight = float(value_weight)
-        self._value_option, self._worlds = value, worlds
+        self._value_option, self._worlds, self._replies = value, worlds, checked_replies(replies)
         self._leaf_values = {}
         if value not in ("default", None):  # a given file is checked (and read) now, before any game
-            self._leaf_values[None] = LeafValues(resolve_policy_path(str(value)), worlds)
+            self._leaf_values[None] = LeafValues(resolve_policy_path(str(value)), worlds, replies)
         elif value == "default":
             _preload_default_values()
         self.leaf_values = None
@@ -282,7 +324,8 @@ class ChampionAgent(SearchAgent):
         key = None if self._value_option != "default" else players
         if key not in self._leaf_values:
             path = CHAMPION_VALUE[players] if self._value_option == "default" else None
-            self._leaf_values[key] = None if path is None else LeafValues(resolve_policy_path(path), self._worlds)
+            self._leaf_values[key] = (None if path is None else
+                                      LeafValues(resolve_policy_path(path), self._worlds, self._replies))
         return self._leaf_values[key]
 
     def reset(self, seat, config, rng):

@@ -14,6 +14,7 @@ from support import paired_positions, placements, random_states
 
 from allfives_env.agents import make_agent
 from allfives_env.agents.champion import (
+    CHAMPION_REPLIES,
     CHAMPION_SAMPLES,
     CHAMPION_VALUE,
     CHAMPION_WORLDS,
@@ -21,6 +22,7 @@ from allfives_env.agents.champion import (
     POINTS_PER_RETURN,
     LeafValues,
 )
+from allfives_env.agents.heuristic import HeuristicAgent
 from allfives_env.agents.search_compiled import copy_game
 from allfives_env.compiled.rules import apply_action
 from allfives_env.compiled.state import F_TARGET
@@ -61,11 +63,15 @@ def _python_value(game, g, agent):
     return value + GAMMA * float(agent.policy.values(x[None, :])[0])
 
 
+@pytest.mark.parametrize("replies", ["policy", "heuristic"])
 @pytest.mark.parametrize("players", [2, 3, 4])
-def test_look_ahead_trials_equal_the_python_twin(players):
+def test_look_ahead_trials_equal_the_python_twin(players, replies):
+    """The other seats answer with the policy's most likely move (``replies=policy``) or the heuristic
+    agent's (``replies=heuristic``); the policy's value scores the end either way."""
     config_options = dict(num_players=players)
     agent = make_agent(f"ppo:{POLICY[players]}")
-    leaf = LeafValues(POLICY[players], worlds=1)
+    mover = agent if replies == "policy" else HeuristicAgent()
+    leaf = LeafValues(POLICY[players], worlds=1, replies=replies)
     compared = ended_game = 0
     for game, venv in paired_positions(config_options, seed=30 + players, hands_to_play=4 if players < 4 else 8):
         legal = placements(game)
@@ -73,6 +79,7 @@ def test_look_ahead_trials_equal_the_python_twin(players):
             continue
         if compared == 0:
             agent.reset(0, venv.config, np.random.default_rng(0))
+            mover.reset(0, venv.config, np.random.default_rng(0))
             leaf.reset(venv.config, np.random.default_rng(0))
         target = venv._fcfg[F_TARGET]
         for k, action in enumerate(legal):  # row k: the true position after placement k
@@ -80,7 +87,7 @@ def test_look_ahead_trials_equal_the_python_twin(players):
             apply_action(leaf.xst, k, leaf.xhands, leaf.xscores, leaf.xgains, venv._cfg, target, action)
         got = leaf.trial_values(len(legal), game.to_move, game.config.side_of(game.to_move), game.scores)
         for k, action in enumerate(legal):
-            g = _python_trial(game, action, agent)
+            g = _python_trial(game, action, mover)
             if g.hand_over and not g.game_over:
                 continue  # the compiled trial deals the next hand at random: no twin from here
             assert got[k] == pytest.approx(_python_value(game, g, agent), abs=1e-4)
@@ -153,6 +160,7 @@ def test_champion_defaults_by_player_count(players):
     else:
         assert Path(champion.leaf_values.path).resolve() == (ROOT / CHAMPION_VALUE[players]).resolve()
         assert champion.leaf_values.worlds == CHAMPION_WORLDS[players]
+        assert champion.leaf_values.replies == CHAMPION_REPLIES[players]
 
 
 def test_a_value_file_trained_with_an_opponent_model_is_read_without_it():
@@ -167,6 +175,8 @@ def test_champion_bad_options_say_what_is_allowed(tmp_path):
         make_agent("champion:engine=python")
     with pytest.raises(ValueError, match=r"^champion: policy file not found: .*missing\.pt.*value=none"):
         make_agent(f"champion:value={tmp_path / 'missing.pt'}")
+    with pytest.raises(ValueError, match="^replies=search is not allowed; allowed: 'policy' or 'heuristic'"):
+        make_agent("champion:replies=search")
     with pytest.raises(ValueError, match="worlds=0 is not allowed; give a positive integer"):
         make_agent(f"champion:value={POLICY[2]},worlds=0")
     three = make_agent(f"champion:value={POLICY[3]}")
