@@ -154,8 +154,8 @@ def trial_returns(rows, xst, xscores, side, sides, before, points, out):
 def checked_replies(replies):
     """``replies`` as given: None (the default by player count) or one of :data:`REPLIES`."""
     if replies not in (None,) + REPLIES:
-        raise ValueError(f"replies={replies} is not allowed; allowed: 'policy' or 'heuristic' (the default by "
-                         f"player count: {CHAMPION_REPLIES})")
+        raise ValueError(f"replies={replies} is not allowed; allowed: {' or '.join(map(repr, REPLIES))} (the "
+                         f"default by player count: {CHAMPION_REPLIES})")
     return replies
 
 
