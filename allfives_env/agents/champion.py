@@ -7,7 +7,8 @@ Each placement gets two estimates, added:
   :data:`CHAMPION_SAMPLES` worlds): the points its side gains over the hand's
   rest, plus ``win_value`` for a won game, plus the heuristic prior;
 * with ``value=PATH`` (a policy file; by default :data:`CHAMPION_VALUE`: the shipped
-  ``checkpoints/ppo_2p.pt`` and ``ppo_3p.pt``, and for 4 players
+  ``checkpoints/ppo_2p.pt``; for 3 players ``champion_value_3p.pt``, the 3-player policy shipped
+  before the lookahead one; for 4 players
   ``champion_value_4p.pt``, ``ppo_4p.pt`` with its value refit to this
   return by :mod:`training.value_fit`), a one-move
   look-ahead through the policy's eyes (:class:`LeafValues`): in ``worlds``
@@ -56,7 +57,7 @@ from .search_compiled import (
 CHAMPION_SAMPLES = {2: 128, 3: 128, 4: 128}
 #: The policy file whose value the champion adds, by player count (None: the search alone). Relative
 #: paths are read from the working directory, else from the repository the package was installed from.
-CHAMPION_VALUE = {2: "checkpoints/ppo_2p.pt", 3: "checkpoints/ppo_3p.pt", 4: "checkpoints/champion_value_4p.pt"}
+CHAMPION_VALUE = {2: "checkpoints/ppo_2p.pt", 3: "checkpoints/champion_value_3p.pt", 4: "checkpoints/champion_value_4p.pt"}
 #: Look-ahead worlds per move by player count.
 CHAMPION_WORLDS = {2: 32, 3: 16, 4: 48}
 #: Who answers in the look-ahead by player count: the policy's most likely moves, or the heuristic's.

@@ -60,8 +60,8 @@ def test_infer_option_of_the_ppo_agent(tmp_path):
     lookahead unless ``infer=greedy`` asks for the exclusions; other feature sets refuse ``infer=greedy``,
     unknown values are refused with the reason."""
     assert make_agent("ppo:checkpoints/ppo_3p.pt").infer == "off"
-    with pytest.raises(ValueError, match="infer=greedy needs lookahead features"):
-        make_agent("ppo:checkpoints/ppo_3p.pt,infer=greedy")
+    with pytest.raises(ValueError, match="infer=greedy needs lookahead features"):  # a reply_control file
+        make_agent("ppo:checkpoints/champion_value_3p.pt,infer=greedy")
     four = make_agent("ppo:checkpoints/ppo_4p.pt")  # opponent-agnostic by default
     assert (four.features, four.infer) == ("lookahead", "off")
     assert make_agent("ppo:checkpoints/ppo_4p.pt,infer=off").features == "lookahead"

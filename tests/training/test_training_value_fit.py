@@ -9,7 +9,7 @@ from allfives_env.arena.match import run_match
 from allfives_env.rules.config import RulesConfig
 from training.value_fit import collect, discounted_returns, explained_variance, fit, main, record_game, seat_specs
 
-POLICY_3P = "checkpoints/ppo_3p.pt"
+POLICY_3P = "checkpoints/champion_value_3p.pt"  # the champion's 3-player value file
 
 
 def test_the_return_counts_zero_sum_points_per_step_and_the_outcome_at_the_end():
@@ -76,7 +76,7 @@ def test_the_command_writes_a_file_the_champion_reads(tmp_path, capsys):
     assert main([POLICY_3P, str(out), "--games", "6", "--epochs", "1", "--workers", "1"]) == 0
     assert "wrote" in capsys.readouterr().out
     extra = read_checkpoint(str(out))["extra"]
-    assert extra["value_fit_of"] == "ppo_3p.pt" and extra["games"] == 6
+    assert extra["value_fit_of"] == "champion_value_3p.pt" and extra["games"] == 6
     LeafValues(str(out))  # readable as champion:value=PATH
     result = run_match(RulesConfig(num_players=3), ["champion:value=" + str(out), "greedy", "greedy"], games=3)
     assert len(result.games) == 3
