@@ -31,7 +31,9 @@ from allfives_env.rules.config import RulesConfig
 from allfives_env.rules.view import player_view
 
 ROOT = Path(__file__).resolve().parents[2]
-POLICY = {n: str(ROOT / f"checkpoints/ppo_{n}p.pt") for n in (2, 3, 4)}
+# for 3 players the file the champion reads (reply_control inputs), so its look-ahead keeps a twin test
+POLICY = {2: str(ROOT / "checkpoints/ppo_2p.pt"), 3: str(ROOT / "checkpoints/champion_value_3p.pt"),
+          4: str(ROOT / "checkpoints/ppo_4p.pt")}
 
 
 def _python_trial(game, action, agent):
