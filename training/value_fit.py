@@ -1,6 +1,6 @@
 """Refit a policy file's value to what the champion's look-ahead asks of it.
 
-    python -m training.value_fit checkpoints/ppo_4p.pt checkpoints/champion_value_4p.pt --games 2500 --seed 60000
+    python -m training.value_fit checkpoints/benchmark_v1/ppo_4p.pt checkpoints/champion_value_4p.pt --games 2500 --seed 60000
 
 The champion (:mod:`allfives_env.agents.champion`) adds, where it next decides,
 the policy's value in units of return: 0.02 per point its side gains over the

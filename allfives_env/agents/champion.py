@@ -9,7 +9,8 @@ Each placement gets two estimates, added:
 * with ``value=PATH`` (a policy file; by default :data:`CHAMPION_VALUE`: the shipped
   ``checkpoints/ppo_2p.pt``; for 3 players ``champion_value_3p.pt``, the 3-player policy shipped
   before the lookahead one; for 4 players
-  ``champion_value_4p.pt``, ``ppo_4p.pt`` with its value refit to this
+  ``champion_value_4p.pt``, the 4-player policy shipped before (pinned as
+  ``benchmark_v1/ppo_4p.pt``) with its value refit to this
   return by :mod:`training.value_fit`), a one-move
   look-ahead through the policy's eyes (:class:`LeafValues`): in ``worlds``
   (:data:`CHAMPION_WORLDS`) sampled worlds the placement is made, every other seat answers

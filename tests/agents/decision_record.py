@@ -10,7 +10,8 @@ Regenerate (only when a change of play is intended):
 ``python tests/agents/decision_record.py --write``; ``--append`` records only the matchups added
 since (the 4-player policy's opponent-agnostic default, the champion and its look-ahead were appended so; when
 ``checkpoints/ppo_2p.pt`` was replaced by the lookahead policy, its games were dropped from the
-record and appended again).
+record and appended again; so were the 4-player policy's when ``checkpoints/ppo_4p.pt`` was replaced by
+its fine-tune against the search).
 """
 
 import json
@@ -28,7 +29,7 @@ MATCHUPS = [
     (2, ["search", "ppo:checkpoints/ppo_2p.pt"], 2),
     (2, ["heuristic", "search"], 2),
     (3, ["ppo:checkpoints/ppo_3p.pt", "greedy", "heuristic"], 3),
-    # recorded when the greedy-opponent model was the 4-player file's default (it is an option now)
+    # the 4-player policy with its greedy-opponent model (an option, off by default)
     (4, ["ppo:checkpoints/ppo_4p.pt,infer=greedy", "greedy", "ppo:checkpoints/ppo_4p.pt,infer=greedy", "greedy"], 3),
     (4, ["search", "heuristic", "search", "heuristic"], 1),
     # added with the opponent-agnostic default and the champion
