@@ -208,6 +208,8 @@ def estimates(candidate: dict, reference: dict = None, reference_sample: dict = 
         for name in ("duplicate", "control_variate"):
             if name in entry and raw["se"] > 0:
                 entry[name]["variance_reduction"] = float(1.0 - (entry[name]["se"] / raw["se"]) ** 2)
+            if name in entry and metric == "win_share":  # a share lies in [0, 1]; the normal interval may not
+                entry[name]["ci95"] = [min(max(bound, 0.0), 1.0) for bound in entry[name]["ci95"]]
         result["win_rate" if metric == "win_share" else "margin"] = entry
     return result
 
@@ -292,7 +294,7 @@ def _mean_ci(entry, digits, reduction=False) -> str:
     lo, hi = entry["ci95"]
     text = f"{entry['mean']:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
     if reduction and "variance_reduction" in entry:
-        text += f" ({100 * entry['variance_reduction']:.0f}%)"
+        text += f" ({round(100 * entry['variance_reduction'])}%)"  # an int: no "-0%" for a rounding residue
     return text
 
 

@@ -149,6 +149,29 @@ def test_per_deal_means_average_each_deals_games():
         [0.5, 0.5, 1.0]
 
 
+def test_a_win_rate_interval_stays_within_0_and_1():
+    """Nearly every deal won: the normal interval of the per-deal means would pass 1."""
+    deals = np.repeat(np.arange(20), 2)
+    share = np.ones(40)
+    share[0] = 0.0
+    luck = np.linspace(-1.0, 1.0, 40)
+    candidate = {"win_share": share, "margin": 100 * share, "deal": deals}
+    reference = {"win_share": 0.5 + 0.1 * luck, "margin": luck, "deal": deals}
+    result = estimates(candidate, reference, reference)["win_rate"]
+    for name in ("duplicate", "control_variate"):
+        lo, hi = result[name]["ci95"]
+        assert 0.0 <= lo <= result[name]["mean"] <= hi <= 1.0, name
+    assert result["duplicate"]["ci95"][1] == 1.0  # clipped, not shifted
+
+
+def test_a_variance_reduction_of_a_rounding_residue_reads_0_percent():
+    from allfives_env.arena.benchmark import _mean_ci
+
+    entry = {"mean": 0.5, "ci95": [0.4, 0.6], "variance_reduction": -4e-16}
+    assert _mean_ci(entry, 3, reduction=True) == "0.500 [0.400, 0.600] (0%)"
+    assert _mean_ci({**entry, "variance_reduction": -0.052}, 3, reduction=True).endswith("(-5%)")
+
+
 def test_batched_match_plays_every_rotation_and_counts_the_margin_zero_sum():
     config = RulesConfig(num_players=3)
     result = batched_match(config, ["greedy", "greedy", "greedy"], 30, seed=1)
