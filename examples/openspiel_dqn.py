@@ -25,6 +25,7 @@ import numpy as np
 
 from allfives_env.arena import run_match
 from allfives_env.integrations import PolicyAgent
+from allfives_env.integrations.run_args import check_run_args
 from allfives_env.rules import RulesConfig
 
 
@@ -43,7 +44,13 @@ def parse_args(argv=None):
     p.add_argument("--eval-seed", type=int, default=2026)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", default=None, help="write the curve and the final evaluation here")
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    try:
+        check_run_args(args, positive=["minutes", "batch_size", "buffer", "learn_every", "epsilon_decay",
+                                       "eval_every", "eval_games"], outputs=["json"])
+    except ValueError as exc:
+        p.error(str(exc))
+    return args
 
 
 def make_learner(args, size):

@@ -22,6 +22,8 @@ import argparse
 import json
 import time
 
+from allfives_env.integrations.run_args import check_run_args
+
 
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -48,7 +50,15 @@ def parse_args(argv=None):
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--checkpoint", default=None, help="save the trained algorithm here")
     p.add_argument("--json", default=None, help="write the numbers of this run here")
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    try:
+        check_run_args(args, positive=["iterations", "batch_size", "minibatch_size", "epochs", "eval_games",
+                                       "num_cpus"],
+                       at_least_zero=["minutes", "curve_every", "num_env_runners"], specs=["eval_against"],
+                       outputs=["json"], new_folders=["checkpoint"])
+    except ValueError as exc:
+        p.error(str(exc))
+    return args
 
 
 def build_config(args):

@@ -29,6 +29,7 @@ import numpy as np
 
 from allfives_env.arena import format_table, run_match
 from allfives_env.integrations import PolicyAgent, SingleAgentAllFives
+from allfives_env.integrations.run_args import check_run_args
 from allfives_env.rules import RulesConfig
 
 
@@ -59,7 +60,14 @@ def parse_args(argv=None):
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--save", default=None, help="write the trained model here (MaskablePPO.save)")
     p.add_argument("--json", default=None, help="write the numbers of this run here")
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    try:
+        check_run_args(args, positive=["num_envs", "timesteps", "n_steps", "batch_size", "n_epochs", "eval_games"],
+                       at_least_zero=["minutes", "curve_every"], specs=["opponent", "eval_against"],
+                       outputs=["json", "save"])
+    except ValueError as exc:
+        p.error(str(exc))
+    return args
 
 
 def make_env(args):

@@ -61,6 +61,28 @@ def atomic_save(obj, path):
     atomic_write(path, lambda f: f.write(buf.getvalue()), suffix=".pt")
 
 
+def check_policy_output(target, sources=()) -> None:
+    """Refuse, before any work, a path for a policy file that cannot be written there (a folder, a
+    missing folder, not writable), that is one of the ``sources`` being read, or that holds a training
+    checkpoint (``--resume`` needs it): a ``ValueError`` in one line."""
+    from allfives_env.arena.outputs import check_output_file
+
+    check_output_file(target, "the output", "policy.pt")
+    for source in sources:
+        if os.path.exists(source) and os.path.exists(target) and os.path.samefile(source, target):
+            raise ValueError(f"the output {target!r} is the input file; give another path (the input is kept)")
+    if os.path.isfile(target) and _is_training_checkpoint(target):
+        raise ValueError(f"the output {target!r} is a training checkpoint (a run resumes from it); "
+                         "give another path")
+
+
+def _is_training_checkpoint(path) -> bool:
+    try:
+        return "optimizer" in read_checkpoint(path)
+    except CheckpointError:  # not a checkpoint of ours: an ordinary file, replaced like any output
+        return False
+
+
 def save_checkpoint(path, net, optimizer, rules, cfg_dict, global_step, update, trainer_state: dict, extra=None):
     ckpt = {
         "format": FORMAT, "version": VERSION,

@@ -14,7 +14,7 @@ import sys
 from allfives_env.agents.ppo.agent import CheckpointError, build_policy, policy_features, read_checkpoint
 from allfives_env.rules.config import RulesConfig
 
-from .checkpoint import export_policy
+from .checkpoint import check_policy_output, export_policy
 
 
 def export(source, target) -> dict:
@@ -34,8 +34,9 @@ def main(argv=None) -> int:
     p.add_argument("target", help="where to write the policy file")
     args = p.parse_args(argv)
     try:
+        check_policy_output(args.target, [args.source])
         extra = export(args.source, args.target)
-    except CheckpointError as exc:
+    except (CheckpointError, ValueError) as exc:
         sys.stderr.write(f"training.export: error: {exc}\n")
         return 2
     print(f"wrote {args.target} (update {extra['update']}, {extra['global_step']} decisions)")

@@ -9,7 +9,7 @@ import time
 from .checkpoint import export_policy
 from .config import TrainConfig
 from .metrics import MetricsLog
-from .run_folder import check_can_make, new_run_dir, save_config
+from .run_folder import check_can_make, check_new_run_folder, new_run_dir, save_config
 from .trainer import Trainer
 
 
@@ -20,8 +20,10 @@ def train(cfg: TrainConfig, run_dir=None, resume=False) -> dict:
     checked before the run folder is made: a refused run leaves nothing behind."""
     if run_dir is None:
         run_dir = new_run_dir(cfg)
-    else:
+    elif resume:
         check_can_make(run_dir, "the run folder")
+    else:
+        check_new_run_folder(run_dir)
     trainer = Trainer(cfg, run_dir)
     if resume:
         trainer.restore(os.path.join(run_dir, "latest.pt"))

@@ -19,6 +19,20 @@ def check_can_make(folder, what):
         raise ConfigError(f"{what} {folder!r} cannot be written: {parent!r} is not a writable folder")
 
 
+#: What a run writes in its folder: a folder holding one of these holds a run.
+RUN_FILES = ("config.yaml", "latest.pt", "best.pt", "policy.pt", "metrics.csv")
+
+
+def check_new_run_folder(folder):
+    """Refuse, before any work, a run folder that cannot be made or that already holds a run (a new
+    run there would replace its checkpoints and logs)."""
+    check_can_make(folder, "the run folder")
+    held = [name for name in RUN_FILES if os.path.exists(os.path.join(folder, name))]
+    if held:
+        raise ConfigError(f"the run folder {folder!r} already holds a run ({', '.join(held)}); continue it with "
+                          f"--resume {folder}, or give a new folder")
+
+
 def new_run_dir(cfg) -> str:
     """A path for a new run, ``runs_dir/<run_name>_s<seed>_<time>`` (a suffix when that exists);
     made later, once the run has started. ``runs_dir`` must be a writable folder or makeable."""

@@ -39,7 +39,7 @@ from allfives_env.rules.config import RulesConfig
 from allfives_env.rules.game import Game
 from allfives_env.rules.view import player_view
 
-from .checkpoint import export_policy
+from .checkpoint import check_policy_output, export_policy
 
 #: The recording side's player and everyone else's.
 RECORDED_SIDE, OTHER_SIDES = "champion:value=none", "search:engine=compiled"
@@ -172,16 +172,6 @@ def fit(net, data, epochs=4, lr=1e-4, kl_weight=1.0, batch=1024, seed=0) -> dict
             "same_action": float(same), "rows": len(returns), "held_out_rows": int(held_out.sum())}
 
 
-def _check_target(source, target):
-    folder = os.path.dirname(os.path.abspath(target))
-    if os.path.abspath(source) == os.path.abspath(target):
-        raise ValueError(f"the output {target!r} is the input file; give another path (the input is kept)")
-    if not os.path.isdir(folder):
-        raise ValueError(f"the output's folder {folder!r} does not exist; create it or give another path")
-    if not os.access(folder, os.W_OK):
-        raise ValueError(f"the output's folder {folder!r} is not writable; give another path")
-
-
 def _positive(name):
     def parse(text):
         try:
@@ -210,7 +200,7 @@ def main(argv=None) -> int:
             raise ValueError(f"--lr must be positive and --kl-weight at least 0; got {args.lr} and {args.kl_weight}")
         if args.seed < 0:
             raise ValueError(f"--seed must be at least 0, got {args.seed}")
-        _check_target(args.source, args.target)
+        check_policy_output(args.target, [args.source])
         ckpt = read_checkpoint(args.source)
     except (CheckpointError, ValueError) as exc:
         sys.stderr.write(f"training.value_fit: error: {exc}\n")

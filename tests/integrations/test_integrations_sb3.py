@@ -77,3 +77,18 @@ def test_the_example_reward_adds_the_win_bonus_once_per_game():
             assert returns[b] == pytest.approx(0.5 * margin + 3 * np.sign(margin))
             returns[b], checked = 0.0, checked + 1
     assert checked >= 5
+
+@pytest.mark.parametrize("args,message", [
+    (["--minutes", "-1"], "--minutes must be at least 0"),
+    (["--eval-games", "0"], "--eval-games must be positive"),
+    (["--opponent", "grdy"], "unknown agent spec 'grdy'"),
+    (["--eval-against", "greedy", "ppo:missing.pt"], "checkpoint not found"),
+    (["--json", "/no/such/folder/run.json"], "does not exist"),
+])
+def test_the_example_refuses_bad_arguments_before_training(args, message, capsys, monkeypatch):
+    example = load_example()
+    monkeypatch.setattr(example, "train", lambda args: pytest.fail("trained despite a bad argument"))
+    with pytest.raises(SystemExit) as exit_info:
+        example.main(args)
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and message in err and err.strip().splitlines()[-1].count("error:") == 1

@@ -103,6 +103,12 @@ def test_bad_checkpoints_are_clear_errors(tmp_path, capsys):
         load_checkpoint(f"{run}/latest.pt")
     assert train_main(["--resume", run]) == 2
     assert "damaged" in capsys.readouterr().err
+    # a new run pointed at this one's folder is refused before it replaces anything
+    before = {name: open(f"{run}/{name}", "rb").read() for name in ("latest.pt", "policy.pt", "metrics.csv")}
+    assert train_main(["--config", "configs/smoke.yaml", "--run-dir", run, *FAST]) == 2
+    err = capsys.readouterr().err
+    assert "already holds a run" in err and f"--resume {run}" in err and len(err.strip().splitlines()) == 1
+    assert before == {name: open(f"{run}/{name}", "rb").read() for name in before}
     (tmp_path / "junk.pt").write_bytes(b"not a checkpoint at all")
     with pytest.raises(ValueError, match="damaged or not a torch file"):
         make_agent(f"ppo:{tmp_path / 'junk.pt'}")
@@ -175,7 +181,7 @@ def test_reply_control_features_warm_start_from_a_plain_policy_and_play(tmp_path
                 str(tmp_path / "bad3"))
 
 
-def test_sigterm_writes_latest_and_the_run_resumes(tmp_path):
+def test_sigterm_writes_latest_and_the_run_resumes(tmp_path, capsys):
     """``kill`` (SIGTERM) stops a run like Ctrl-C: after the update in progress,
     latest.pt is written, exit status 130, and --resume continues from that update."""
     import signal
@@ -210,6 +216,18 @@ def test_sigterm_writes_latest_and_the_run_resumes(tmp_path):
     assert os.path.getsize(shipped) < os.path.getsize(os.path.join(run, "latest.pt"))
     assert _same(_weights(shipped), _weights(os.path.join(run, "latest.pt")))
     assert export_main([str(tmp_path / "missing.pt"), shipped]) == 2
+    # outputs that would lose the run's checkpoint, or cannot be written, are refused in one line
+    latest = os.path.join(run, "latest.pt")
+    kept = open(latest, "rb").read()
+    capsys.readouterr()
+    for source, target, message in ((latest, latest, "is the input file"),
+                                    (shipped, latest, "is a training checkpoint"),
+                                    (latest, str(tmp_path), "is an existing folder"),
+                                    (latest, str(tmp_path / "no" / "p.pt"), "does not exist")):
+        assert export_main([source, target]) == 2
+        err = capsys.readouterr().err
+        assert message in err and len(err.strip().splitlines()) == 1, err
+    assert open(latest, "rb").read() == kept and not os.path.exists(tmp_path / "no")
     match = run_match(RulesConfig(num_players=2, target=60), [f"ppo:{shipped}", "random"], 2, seed=1)
     assert match.to_dict()["agents"][0]["games"] == 2
 

@@ -1,0 +1,41 @@
+"""Checks of an example script's arguments, made before any training so no result is lost at the end.
+
+The scripts in ``examples/`` train for minutes and write their numbers at the
+end; a count that makes no sense, an agent spec that cannot be built or an
+output that cannot be written is refused first, in one line.
+"""
+
+import os
+
+from ..agents.registry import check_spec
+from ..arena.outputs import check_output_file, check_output_folder
+
+
+def _option(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def check_run_args(args, positive=(), at_least_zero=(), specs=(), outputs=(), new_folders=()) -> None:
+    """A ``ValueError`` naming the first bad value among ``args``' attributes: ``positive`` numbers
+    (> 0), ``at_least_zero`` numbers, agent ``specs`` (a spec or a list of them), output files
+    (``outputs``) and folders a library will create (``new_folders``: their parent must be writable).
+    ``None`` (an option not given) passes."""
+    for name in positive:
+        value = getattr(args, name)
+        if value is not None and not value > 0:
+            raise ValueError(f"{_option(name)} must be positive, got {value}")
+    for name in at_least_zero:
+        value = getattr(args, name)
+        if value is not None and not value >= 0:
+            raise ValueError(f"{_option(name)} must be at least 0 (0: none), got {value}")
+    for name in specs:
+        value = getattr(args, name)
+        for spec in [value] if isinstance(value, str) else value or ():
+            check_spec(spec)
+    for name in outputs:
+        if getattr(args, name) is not None:
+            check_output_file(getattr(args, name), _option(name))
+    for name in new_folders:
+        folder = getattr(args, name)
+        if folder is not None:
+            check_output_folder(os.path.dirname(os.path.abspath(folder)), f"{_option(name)} {folder}")

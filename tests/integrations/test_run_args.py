@@ -1,0 +1,38 @@
+"""The example scripts' argument checks (``allfives_env.integrations.run_args``)."""
+
+from argparse import Namespace
+
+import pytest
+
+from allfives_env.integrations.run_args import check_run_args
+
+
+def _args(**values):
+    base = {"games": 10, "minutes": 0.0, "opponent": "greedy", "against": ["random", "greedy"], "json": None,
+            "checkpoint": None}
+    return Namespace(**{**base, **values})
+
+
+def test_good_arguments_pass(tmp_path):
+    check_run_args(_args(json=str(tmp_path / "out.json"), checkpoint=str(tmp_path / "ckpt")), positive=["games"],
+                   at_least_zero=["minutes"], specs=["opponent", "against"], outputs=["json"],
+                   new_folders=["checkpoint"])
+
+
+@pytest.mark.parametrize("values,message", [
+    ({"games": 0}, "--games must be positive, got 0"),
+    ({"games": -3}, "--games must be positive, got -3"),
+    ({"minutes": -0.5}, "--minutes must be at least 0 (0: none), got -0.5"),
+    ({"opponent": "grdy"}, "unknown agent spec 'grdy'"),
+    ({"against": ["random", "search:samples=0"]}, "samples"),
+    ({"json": "/no/such/folder/out.json"}, "--json /no/such/folder/out.json: folder /no/such/folder does not exist"),
+    ({"json": "{tmp}"}, "is an existing folder"),
+    ({"checkpoint": "/no/such/folder/ckpt"}, "--checkpoint /no/such/folder/ckpt: folder /no/such/folder does not exist"),
+])
+def test_each_bad_value_is_named(tmp_path, values, message):
+    values = {k: v.replace("{tmp}", str(tmp_path)) if isinstance(v, str) else v for k, v in values.items()}
+    with pytest.raises(ValueError) as error:
+        check_run_args(_args(**values), positive=["games"], at_least_zero=["minutes"], specs=["opponent", "against"],
+                       outputs=["json"], new_folders=["checkpoint"])
+    assert message in str(error.value) and "\n" not in str(error.value)
+    assert not list(tmp_path.iterdir())  # nothing made
