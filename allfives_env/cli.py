@@ -193,7 +193,7 @@ def run_eval(args) -> int:
     config = _config(args)
     if len(args.agents) != config.num_sides:
         raise ValueError(
-            f"{len(args.agents)} agent specs for {config.num_players} players; give exactly {config.num_sides} "
+            f"{len(args.agents)} agent spec{'' if len(args.agents) == 1 else 's'} for {config.num_players} players; give exactly {config.num_sides} "
             f"({'one per partnership' if config.num_players == 4 else 'one per player'})"
         )
     _check_outputs(args, "json", "records")
@@ -264,7 +264,14 @@ def run_benchmark(args) -> int:
     from .arena.benchmark import format_scorecard, ladder
     from .arena.benchmark import run_benchmark as score
 
-    _agents_for([args.spec, *(args.opponents or ladder(args.players))])  # every spec before the first game
+    import numpy as np
+
+    from .arena.ratings import refuse_repeated_specs
+
+    candidate, *_ = _agents_for([args.spec, *(args.opponents or ladder(args.players))])  # every spec first
+    refuse_repeated_specs(args.opponents or (), "--opponents")
+    # the candidate's own checks (a policy trained for another player count) before the first game
+    candidate.reset(0, RulesConfig(num_players=args.players), np.random.default_rng(0))
     _check_outputs(args, "json", "markdown")
     log = None if args.no_progress else (lambda text: print(text, file=sys.stderr, flush=True))
     card = score(args.spec, args.players, quick=args.quick, opponents=args.opponents, workers=args.workers,

@@ -47,7 +47,7 @@ def _check_match(config, specs, games):
     """Fail fast on a bad spec count, game count or spec, before any worker starts."""
     if len(specs) != config.num_sides:
         raise ValueError(
-            f"{len(specs)} agent specs for {config.num_players} players; give {config.num_sides} "
+            f"{len(specs)} agent spec{'' if len(specs) == 1 else 's'} for {config.num_players} players; give {config.num_sides} "
             f"(one per {'partnership' if config.num_players == 4 else 'player'})"
         )
     if games < 1:

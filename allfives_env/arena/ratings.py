@@ -31,6 +31,7 @@ def rate_agents(config: RulesConfig, specs, games: int, seed: int = 0, workers: 
     k = config.num_sides
     if len(specs) < k:
         raise ValueError(f"rating needs at least {k} agents for {config.num_players} players; got {len(specs)}")
+    refuse_repeated_specs(specs, "the pool")
     pairs = []  # (i, j, score of i)
     matches = []
     for group in combinations(range(len(specs)), k):
@@ -98,3 +99,12 @@ def _bradley_terry(n, pairs, prior_sd_elo):
     cov_c = centre @ cov @ centre.T
     r = r - r.mean()
     return [ELO_MEAN + ELO_SCALE * x for x in r], [ELO_SCALE * math.sqrt(max(cov_c[i, i], 0.0)) for i in range(n)]
+
+
+def refuse_repeated_specs(specs, where) -> None:
+    """A ``ValueError`` if a spec string appears twice in ``specs`` (its rows could not be told apart)."""
+    seen = set()
+    for spec in specs:
+        if isinstance(spec, str) and spec in seen:
+            raise ValueError(f"agent spec {spec!r} is in {where} twice; give each agent once")
+        seen.add(spec if isinstance(spec, str) else id(spec))

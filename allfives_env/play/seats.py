@@ -38,5 +38,5 @@ def watch_seat_specs(num_players, agents):
         return agents
     if len(agents) == sides:
         return [agents[seat % 2] for seat in range(4)]
-    raise ValueError(f"{len(agents)} agent specs for {num_players} players; give one per side ({sides})"
+    raise ValueError(f"{len(agents)} agent spec{'' if len(agents) == 1 else 's'} for {num_players} players; give one per side ({sides})"
                      + (" or one per seat (4)" if num_players == 4 else ""))

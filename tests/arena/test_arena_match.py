@@ -149,3 +149,12 @@ def test_rating_orders_a_clear_pool():
     assert elo["greedy"] > elo["random"] and elo["heuristic"] > elo["random"]
     assert sum(elo.values()) / 3 == pytest.approx(1500)
     assert all(a["elo_sd"] > 0 for a in rating["agents"])
+
+
+def test_a_pool_with_a_spec_twice_is_refused_before_any_game(monkeypatch):
+    """Two rows named ``random`` with different ratings could not be told apart."""
+    import allfives_env.arena.ratings as ratings
+
+    monkeypatch.setattr(ratings, "run_match", lambda *a, **k: pytest.fail("played a match"))
+    with pytest.raises(ValueError, match="'random' is in the pool twice; give each agent once"):
+        rate_agents(RulesConfig(num_players=2), ["random", "greedy", "random"], games=2)

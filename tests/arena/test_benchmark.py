@@ -88,6 +88,12 @@ def test_bad_specs_and_outputs_fail_before_any_game(tmp_path):
                            "--json", str(tmp_path / "missing" / "x.json")], capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 2 and "does not exist" in done.stderr
+    for args, message in ((["ppo:checkpoints/ppo_3p.pt", "--players", "2"], "trained for 3 players"),
+                          (["greedy", "--opponents", "random", "random"], "'random' is in --opponents twice")):
+        done = subprocess.run([sys.executable, "-m", "allfives_env.cli", "benchmark", *args, "--quick"],
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 2 and message in done.stderr and "games" not in done.stderr  # before any match
+        assert len(done.stderr.strip().splitlines()) == 1
 
 
 # ------------------------------------------------------------------ the control variate
