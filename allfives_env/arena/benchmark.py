@@ -299,7 +299,9 @@ def _mean_ci(entry, digits, reduction=False) -> str:
 
 
 def _short(spec) -> str:
-    """A ppo:PATH spec with the path shortened to its file name."""
+    """A ppo:PATH spec with the path shortened to its folder and file name (``benchmark_v1/ppo_2p.pt``:
+    the pinned rung, not the shipped ``ppo_2p.pt``)."""
     if isinstance(spec, str) and spec.startswith("ppo:"):
-        return "ppo:" + os.path.basename(spec[4:])
+        folder, name = os.path.split(os.path.normpath(spec[4:]))
+        return "ppo:" + (os.path.join(os.path.basename(folder), name) if os.path.basename(folder) else name)
     return str(spec)

@@ -178,6 +178,14 @@ def test_a_variance_reduction_of_a_rounding_residue_reads_0_percent():
     assert _mean_ci({**entry, "variance_reduction": -0.052}, 3, reduction=True).endswith("(-5%)")
 
 
+def test_the_scorecard_names_the_pinned_rung_apart_from_the_shipped_policy():
+    from allfives_env.arena.benchmark import _short
+
+    assert _short("ppo:checkpoints/benchmark_v1/ppo_2p.pt") == "ppo:benchmark_v1/ppo_2p.pt"
+    assert _short("ppo:checkpoints/ppo_2p.pt") == "ppo:checkpoints/ppo_2p.pt"
+    assert _short("ppo:ppo_2p.pt") == "ppo:ppo_2p.pt" and _short("greedy") == "greedy"
+
+
 def test_batched_match_plays_every_rotation_and_counts_the_margin_zero_sum():
     config = RulesConfig(num_players=3)
     result = batched_match(config, ["greedy", "greedy", "greedy"], 30, seed=1)
