@@ -184,6 +184,7 @@ def add_eval(p):
 
 def run_eval(args) -> int:
     from .arena import format_table, run_match
+    from .arena.match import spec_count
 
     if args.rating:
         if args.records is not None:
@@ -193,7 +194,7 @@ def run_eval(args) -> int:
     config = _config(args)
     if len(args.agents) != config.num_sides:
         raise ValueError(
-            f"{len(args.agents)} agent spec{'' if len(args.agents) == 1 else 's'} for {config.num_players} players; give exactly {config.num_sides} "
+            f"{spec_count(len(args.agents))} for {config.num_players} players; give exactly {config.num_sides} "
             f"({'one per partnership' if config.num_players == 4 else 'one per player'})"
         )
     _check_outputs(args, "json", "records")

@@ -43,11 +43,16 @@ def run_match(config: RulesConfig, specs, games: int, seed: int = 0, workers: in
     return result
 
 
+def spec_count(n: int) -> str:
+    """``"1 agent spec"``, ``"3 agent specs"``: how many specs were given, for error messages."""
+    return f"{n} agent spec{'' if n == 1 else 's'}"
+
+
 def _check_match(config, specs, games):
     """Fail fast on a bad spec count, game count or spec, before any worker starts."""
     if len(specs) != config.num_sides:
         raise ValueError(
-            f"{len(specs)} agent spec{'' if len(specs) == 1 else 's'} for {config.num_players} players; give {config.num_sides} "
+            f"{spec_count(len(specs))} for {config.num_players} players; give {config.num_sides} "
             f"(one per {'partnership' if config.num_players == 4 else 'player'})"
         )
     if games < 1:

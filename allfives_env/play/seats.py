@@ -1,5 +1,7 @@
 """Who sits where: the agent spec of each seat for ``allfives play`` and ``allfives watch``."""
 
+from ..arena.match import spec_count
+
 
 def play_seat_specs(num_players, seat, agents, partner=None):
     """Specs per seat for ``allfives play`` (``None`` at the person's seat).
@@ -38,5 +40,5 @@ def watch_seat_specs(num_players, agents):
         return agents
     if len(agents) == sides:
         return [agents[seat % 2] for seat in range(4)]
-    raise ValueError(f"{len(agents)} agent spec{'' if len(agents) == 1 else 's'} for {num_players} players; give one per side ({sides})"
+    raise ValueError(f"{spec_count(len(agents))} for {num_players} players; give one per side ({sides})"
                      + (" or one per seat (4)" if num_players == 4 else ""))
