@@ -144,14 +144,27 @@ def make_agent(spec, **defaults):
         entry = _entry(name)
         _check_options(name, entry.factory, options, spec, skip=1 if entry.positional else 0)
         if not entry.takes_path:  # no argument, or a name such as "BOT" that the agent checks itself
-            return entry.factory(**options) if entry.argument is None else entry.factory(path, **options)
+            return _built(spec, entry.factory, *([] if entry.argument is None else [path]), **options)
         if not os.path.exists(path):
             raise ValueError(f"checkpoint not found: {path!r} (in agent spec {spec!r})")
-        return entry.factory(path, **options)
+        if os.path.isdir(path):
+            raise ValueError(f"{path!r} is a folder, not a checkpoint (in agent spec {spec!r}); give a .pt file "
+                             "such as checkpoints/ppo_2p.pt")
+        return _built(spec, entry.factory, path, **options)
     agent = _user_class(name, spec, options)
     if not _is_agent(agent):
         raise ValueError(f"{name!r} from spec {spec!r} is not an agent (it needs reset() and act())")
     return agent
+
+
+def _built(spec, factory, *args, **options):
+    """``factory(*args, **options)``; an option the agent refuses is reported with the spec it came from."""
+    try:
+        return factory(*args, **options)
+    except ValueError as exc:
+        if spec in str(exc):
+            raise
+        raise type(exc)(f"{exc} (in agent spec {spec!r})") from None
 
 
 def check_spec(spec) -> None:

@@ -68,7 +68,9 @@ def test_spec_parser():
     assert isinstance(make_agent("heuristic:reply_weight=0"), HeuristicAgent)
     for bad, words in [("nosuch", "unknown agent spec"), ("greedy:oops", "key=value"),
                        ("search:nosuch=1", "agent .search. has no option .nosuch..*its options: samples, depth"), ("nosuchmodule:Cls", "cannot import"),
-                       ("ppo:/no/such/file.pt", "checkpoint not found")]:
+                       ("ppo:/no/such/file.pt", "checkpoint not found"),
+                       ("ppo:checkpoints", r"'checkpoints' is a folder, not a checkpoint \(in agent spec 'ppo:checkpoints'\)"),
+                       ("search:samples=-3", r"samples=-3; allowed: a positive integer \(in agent spec 'search:samples=-3'\)")]:
         with pytest.raises(ValueError, match=words):
             make_agent(bad)
 
