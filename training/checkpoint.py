@@ -29,6 +29,7 @@ from allfives_env.agents.ppo.policy_file import (
     read_checkpoint,
     with_digest,
 )
+from allfives_env.arena.outputs import check_output_file
 
 __all__ = ["CheckpointError", "atomic_write", "atomic_save", "save_checkpoint", "load_checkpoint", "export_policy"]
 
@@ -65,8 +66,6 @@ def check_policy_output(target, sources=()) -> None:
     """Refuse, before any work, a path for a policy file that cannot be written there (a folder, a
     missing folder, not writable), that is one of the ``sources`` being read, or that holds a training
     checkpoint (``--resume`` needs it): a ``ValueError`` in one line."""
-    from allfives_env.arena.outputs import check_output_file
-
     check_output_file(target, "the output", "policy.pt")
     for source in sources:
         if os.path.exists(source) and os.path.exists(target) and os.path.samefile(source, target):
@@ -78,8 +77,9 @@ def check_policy_output(target, sources=()) -> None:
 
 def _is_training_checkpoint(path) -> bool:
     try:
-        return "optimizer" in read_checkpoint(path)
-    except CheckpointError:  # not a checkpoint of ours: an ordinary file, replaced like any output
+        load_checkpoint(path)  # what --resume reads
+        return True
+    except CheckpointError:  # a policy file, or not a checkpoint of ours: replaced like any output
         return False
 
 
