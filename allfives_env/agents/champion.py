@@ -43,6 +43,7 @@ from ..compiled.step import play_forced
 from ..env.encoders import default_layout
 from ..rules.actions import DRAW, NUM_ACTIONS
 from ..vector.batched import make_rng_state
+from .hand_reading import HandReader
 from .search import SearchAgent
 from .search_compiled import (
     HEURISTIC_WEIGHTS,
@@ -51,6 +52,7 @@ from .search_compiled import (
     heuristic_move,
     legal_placements,
     load_view,
+    world_from_bank,
     zero_sum_points,
 )
 
@@ -64,6 +66,8 @@ CHAMPION_WORLDS = {2: 32, 3: 16, 4: 48}
 #: Who answers in the look-ahead by player count: the policy's most likely moves, or the heuristic's.
 CHAMPION_REPLIES = {2: "policy", 3: "policy", 4: "heuristic"}
 REPLIES = ("policy", "heuristic")
+#: Hand reading (:mod:`.hand_reading`): off, or the other seats modelled as a softened heuristic agent.
+READS = ("off", "heuristic")
 #: Points per unit of the policy's return: the shipped files were trained on 0.02 per point.
 POINTS_PER_RETURN = 50.0
 #: The training discount of the shipped files: the next decision's value counts this much.
@@ -76,13 +80,17 @@ _OTHER_SEAT, _OWN_DECISION, _GAME_OVER = 0, 1, 2
 
 @njit(**OPTS)
 def start_trials(st, hands, scores, seat, n, worlds, legal, n_legal, rng, tiles, no_forbid, cfg, target,
-                 xst, xhands, xscores, xgains):
-    """Rows ``w * n_legal + k`` := world ``w`` (drawn from what ``seat`` knows in game 0) after placement
-    ``legal[k]``: every placement of a world meets the same hidden tiles."""
+                 xst, xhands, xscores, xgains, bst, bhands, bscores, bank_rows):
+    """Rows ``w * n_legal + k`` := world ``w`` (drawn from what ``seat`` knows in game 0, or with
+    ``bank_rows`` not empty row ``bank_rows[w]`` of the bank ``bst``/``bhands``/``bscores``) after
+    placement ``legal[k]``: every placement of a world meets the same hidden tiles."""
     for w in range(worlds):
         base = w * n_legal
-        draw_world(st, hands, scores, 0, seat, n, xst, xhands, xscores, base, rng, 0, tiles, 50, no_forbid,
-                   no_forbid)
+        if bank_rows.shape[0]:
+            world_from_bank(bst, bhands, bscores, bank_rows[w], xst, xhands, xscores, base, rng, 0)
+        else:
+            draw_world(st, hands, scores, 0, seat, n, xst, xhands, xscores, base, rng, 0, tiles, 50, no_forbid,
+                       no_forbid)
         for k in range(1, n_legal):
             copy_game(xst, xhands, xscores, base, xst, xhands, xscores, base + k)
         for k in range(n_legal):
@@ -198,6 +206,7 @@ class LeafValues:
         self._shape = None
         # scratch for one decision: its placements, the world sampler's tiles, no exclusions (no opponent model)
         self.legal, self.tiles, self.no_forbid = np.zeros(DRAW, np.int64), np.zeros(28, np.int64), np.zeros(4, np.int64)
+        self.no_bank = None  # set by reset: an empty bank of worlds (each trial draws its own)
         if self._worlds is not None and self._worlds < 1:
             raise ValueError(f"worlds={worlds!r} is not allowed; give a positive integer")
 
@@ -216,6 +225,8 @@ class LeafValues:
         self.input = PolicyInput(self.features, n, config.divisor)
         self.st, self.hands = np.zeros((1, NUM_FIELDS), np.int8), np.zeros((1, 8), np.int64)
         self.scores = np.zeros((1, sides), np.float64)
+        self.no_bank = (np.zeros((0, NUM_FIELDS), np.int8), np.zeros((0, 8), np.int64), np.zeros((0, sides)),
+                        np.zeros(0, np.int64))
         self.world_rng = make_rng_state(int(rng.integers(2 ** 62)), 1)
         rows = self.worlds * _ROWS_PER_WORLD
         self.deal_rng = make_rng_state(int(rng.integers(2 ** 62)), rows)
@@ -235,17 +246,20 @@ class LeafValues:
         self.h_st, self.h_hands = np.zeros((1, NUM_FIELDS), np.int8), np.zeros((1, 8), np.int64)
         self.h_scores, self.h_replies = np.zeros((1, sides), np.float64), np.zeros(28, np.float64)
 
-    def values(self, view):
+    def values(self, view, reader=None):
+        """``reader``: a :class:`~.hand_reading.HandReader` that has read ``view``: the worlds are drawn
+        from its weighted bank instead of uniformly."""
         with self._blas.limit(limits=1, user_api="blas"):
-            return self._values(view)
+            return self._values(view, reader)
 
-    def _values(self, view):
+    def _values(self, view, reader):
         load_view(view, self.st, self.hands, self.scores)
         n_legal = legal_placements(self.st, 0, self.hands, self.legal)
         legal = self.legal[:n_legal].copy()
+        bst, bhands, bscores, rows = self.no_bank if reader is None else reader.bank(self.worlds)
         start_trials(self.st, self.hands, self.scores, view.seat, view.num_players, self.worlds, legal, n_legal,
                      self.world_rng, self.tiles, self.no_forbid, self.cfg, self.fcfg[F_TARGET], self.xst,
-                     self.xhands, self.xscores, self.xgains)
+                     self.xhands, self.xscores, self.xgains, bst, bhands, bscores, rows)
         q = self.trial_values(self.worlds * n_legal, view.seat, view.side, view.scores)
         return legal, q.reshape(self.worlds, n_legal).mean(axis=0)
 
@@ -304,15 +318,22 @@ class ChampionAgent(SearchAgent):
     """champion: the strongest player shipped: the compiled search with heuristic rollouts, plus a
     shipped policy's value one move ahead, under a second of CPU per game. Options:
     ``samples``, ``prior_weight``, ``win_value`` as for ``search``; ``value`` (a policy file, or none),
-    ``worlds``, ``replies`` (``policy`` or ``heuristic``) and ``value_weight`` for the look-ahead."""
+    ``worlds``, ``replies`` (``policy`` or ``heuristic``) and ``value_weight`` for the look-ahead;
+    ``read`` (``off`` or ``heuristic``: hand reading, :mod:`.hand_reading`, an opponent model and so
+    off by default) for how both draw their worlds."""
 
     name = "champion"
     default_samples = CHAMPION_SAMPLES
 
     def __init__(self, samples=None, prior_weight=1.0, win_value=100.0, value="default", worlds=None,
-                 value_weight=POINTS_PER_RETURN, replies=None):
+                 value_weight=POINTS_PER_RETURN, replies=None, read="off"):
+        if read not in READS:
+            raise ValueError(f"read={read!r} is not allowed; allowed: 'off' (the default) or 'heuristic' (hand "
+                             "reading: the other seats modelled as the heuristic agent, softened)")
         super().__init__(samples=samples, win_value=win_value, prior_weight=prior_weight, engine="compiled",
                          rollout="heuristic")
+        self.read = read
+        self.reader = None
         self.value_weight = float(value_weight)
         self._value_option, self._worlds, self._replies = value, worlds, checked_replies(replies)
         self._leaf_values = {}
@@ -335,11 +356,18 @@ class ChampionAgent(SearchAgent):
         self.leaf_values = self._leaf_values_for(config.num_players)
         if self.leaf_values is not None:
             self.leaf_values.reset(config, rng)
+        if self.read == "heuristic":  # its stream after the others': read=off plays as before
+            self.reader = HandReader(config.num_sides, int(rng.integers(2 ** 62)))
 
     def action_values(self, view, legal_actions) -> list:
-        values = super().action_values(view, legal_actions)
+        if self.reader is None:
+            values = super().action_values(view, legal_actions)
+        else:
+            search = self._compiled
+            self.reader.read(view, search.cfg, search.fcfg[F_TARGET])
+            values = search.action_values(view, list(legal_actions), self.reader.bank(self._samples))
         if self.leaf_values is None:
             return values
-        placements, leaf = self.leaf_values.values(view)
+        placements, leaf = self.leaf_values.values(view, self.reader)
         by_action = dict(zip(placements.tolist(), leaf.tolist()))
         return [v + self.value_weight * by_action[a] for v, a in zip(values, legal_actions)]

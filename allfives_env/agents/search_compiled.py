@@ -333,6 +333,20 @@ def draw_world(st, hands, scores, b, seat, n, wst, whands, wscores, w, rng, slot
 
 
 @njit(**OPTS)
+def world_from_bank(bst, bhands, bscores, row, wst, whands, wscores, w, rng, slot):
+    """Row ``w`` := world ``row`` of a bank of drawn worlds (:mod:`.hand_reading`), its boneyard
+    shuffled anew from ``rng[slot]``: copies of one drawn world share its hands, not the order of the
+    draws to come."""
+    copy_game(bst, bhands, bscores, row, wst, whands, wscores, w)
+    lo = wst[w, BONE_POS]
+    for i in range(27, lo, -1):  # Fisher-Yates over the boneyard's places
+        j = lo + rand_below(rng, slot, i - lo + 1)
+        t = wst[w, ORDER + j]
+        wst[w, ORDER + j] = wst[w, ORDER + i]
+        wst[w, ORDER + i] = t
+
+
+@njit(**OPTS)
 def heuristic_values(st, b, hands, scores, cfg, target, legal, n_legal, weights, lst, lhands, lscores, lrow,
                      replies, out):
     """``out[k]``: the heuristic agent's value of placement ``legal[k]`` for the seat to move
@@ -416,7 +430,7 @@ def heuristic_values(st, b, hands, scores, cfg, target, legal, n_legal, weights,
 @njit(**OPTS)
 def search_values(st, hands, scores, b, cfg, fcfg, samples, win_value, prior_weight, weights, attempts,
                   rng, rng_slot, wst, whands, wscores, wgains, legal, values, prior, tiles, replies, before, forbid,
-                  no_forbid, rollout, rlegal, rvalues, rst, rhands, rscores, rreplies):
+                  no_forbid, rollout, rlegal, rvalues, rst, rhands, rscores, rreplies, bst, bhands, bscores, bank_rows):
     """The search's value of each legal placement of the seat to move in game ``b``.
 
     Writes the placements to ``legal`` and their values to ``values``; returns how many
@@ -425,7 +439,9 @@ def search_values(st, hands, scores, b, cfg, fcfg, samples, win_value, prior_wei
     is the SplitMix64 stream of the sampling; ``prior`` (112), ``tiles`` (28), ``replies`` (28) and
     ``before`` (sides) are scratch too; ``forbid`` and ``no_forbid`` as in :func:`draw_world`.
     ``rollout``: :data:`GREEDY_ROLLOUT` or :data:`HEURISTIC_ROLLOUT`, whose moves use the
-    ``r*`` scratch (as :func:`heuristic_move`'s)."""
+    ``r*`` scratch (as :func:`heuristic_move`'s). With ``bank_rows`` not empty the worlds are
+    instead those rows of a bank ``bst``/``bhands``/``bscores`` (:func:`world_from_bank`), one per row,
+    and ``samples`` is not read."""
     n_legal = legal_placements(st, b, hands, legal)
     if n_legal == 0:
         return 0
@@ -437,9 +453,13 @@ def search_values(st, hands, scores, b, cfg, fcfg, samples, win_value, prior_wei
         values[k] = 0.0
     for s in range(scores.shape[1]):
         before[s] = scores[b, s]
-    for _ in range(samples):
-        draw_world(st, hands, scores, b, seat, n, wst, whands, wscores, WORLD, rng, rng_slot, tiles, attempts, forbid,
-                   no_forbid)
+    worlds = bank_rows.shape[0] if bank_rows.shape[0] else samples
+    for i in range(worlds):
+        if bank_rows.shape[0]:
+            world_from_bank(bst, bhands, bscores, bank_rows[i], wst, whands, wscores, WORLD, rng, rng_slot)
+        else:
+            draw_world(st, hands, scores, b, seat, n, wst, whands, wscores, WORLD, rng, rng_slot, tiles, attempts,
+                       forbid, no_forbid)
         for k in range(n_legal):
             copy_game(wst, whands, wscores, WORLD, wst, whands, wscores, TRIAL)
             apply_action(wst, TRIAL, whands, wscores, wgains, cfg, target, legal[k])
@@ -450,7 +470,7 @@ def search_values(st, hands, scores, b, cfg, fcfg, samples, win_value, prior_wei
             else:
                 values[k] += rollout_value(wst, TRIAL, whands, wscores, wgains, cfg, target, side, before, win_value)
     for k in range(n_legal):
-        values[k] /= samples
+        values[k] /= worlds
     if prior_weight != 0.0:
         heuristic_values(st, b, hands, scores, cfg, target, legal, n_legal, weights, wst, whands, wscores, 2,
                          replies, prior)
@@ -479,6 +499,9 @@ class SearchScratch:
         self.replies = np.zeros(28, np.float64)
         self.before = np.zeros(num_sides, np.float64)
         self.no_forbid = np.zeros(4, np.int64)
+        # no bank of worlds: each search draws its own
+        self.no_bank = (np.zeros((0, NUM_FIELDS), np.int8), np.zeros((0, 8), np.int64),
+                        np.zeros((0, num_sides), np.float64), np.zeros(0, np.int64))
         # the heuristic rollouts' own scratch (the heuristic prior uses row 2 of the world rows)
         self.rlegal = np.zeros(DRAW, np.int64)
         self.rvalues = np.zeros(DRAW, np.float64)
@@ -503,14 +526,18 @@ class Searcher(SearchScratch):
         self.wscores = np.zeros((3, num_sides), np.float64)
         self.wgains = np.zeros((3, num_sides), np.float64)
 
-    def values(self, st, hands, scores, b, cfg, fcfg, forbid=None):
+    def values(self, st, hands, scores, b, cfg, fcfg, forbid=None, bank=None):
         """``forbid``: tiles each seat is inferred not to hold
-        (:func:`~allfives_env.agents.inference.greedy_exclusions`); none by default."""
+        (:func:`~allfives_env.agents.inference.greedy_exclusions`); none by default. ``bank``:
+        ``(bst, bhands, bscores, rows)``, the worlds to play out instead of drawing ``samples``
+        (:class:`~allfives_env.agents.hand_reading.HandReader`)."""
+        bst, bhands, bscores, rows = self.no_bank if bank is None else bank
         n = search_values(st, hands, scores, b, cfg, fcfg, self.samples, self.win_value, self.prior_weight,
                           HEURISTIC_WEIGHTS, self.attempts, self.rng, 0, self.wst, self.whands, self.wscores,
                           self.wgains, self.legal, self.out, self.prior, self.tiles, self.replies, self.before,
                           self.no_forbid if forbid is None else forbid, self.no_forbid, self.rollout, self.rlegal,
-                          self.rvalues, self.rst, self.rhands, self.rscores, self.rreplies)
+                          self.rvalues, self.rst, self.rhands, self.rscores, self.rreplies, bst, bhands, bscores,
+                          rows)
         return self.legal[:n].copy(), self.out[:n].copy()
 
     def venv_values(self, venv, b):
@@ -574,10 +601,12 @@ class CompiledSearch:
         self.hands = np.zeros((1, 8), np.int64)
         self.scores = np.zeros((1, config.num_sides), np.float64)
 
-    def action_values(self, view, legal_actions) -> list:
+    def action_values(self, view, legal_actions, bank=None) -> list:
+        """``bank``: as :meth:`Searcher.values`."""
         load_view(view, self.st, self.hands, self.scores)
         if self.infer:
             view_exclusions(view, self.forbid)
-        legal, values = self.searcher.values(self.st, self.hands, self.scores, 0, self.cfg, self.fcfg, self.forbid)
+        legal, values = self.searcher.values(self.st, self.hands, self.scores, 0, self.cfg, self.fcfg, self.forbid,
+                                             bank)
         by_action = dict(zip(legal.tolist(), values.tolist()))
         return [by_action[a] for a in legal_actions]

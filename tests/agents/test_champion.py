@@ -179,6 +179,9 @@ def test_champion_bad_options_say_what_is_allowed(tmp_path):
         make_agent(f"champion:value={tmp_path / 'missing.pt'}")
     with pytest.raises(ValueError, match="^replies=search is not allowed; allowed: 'policy' or 'heuristic'"):
         make_agent("champion:replies=search")
+    with pytest.raises(ValueError, match="^read='greedy' is not allowed; allowed: 'off' \\(the default\\) or 'heuristic'"):
+        make_agent("champion:read=greedy")
+    assert make_agent("champion").read == "off"
     with pytest.raises(ValueError, match="worlds=0 is not allowed; give a positive integer"):
         make_agent(f"champion:value={POLICY[2]},worlds=0")
     three = make_agent(f"champion:value={POLICY[3]}")
