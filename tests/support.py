@@ -104,3 +104,10 @@ def serve_in_thread(app, wait_s=30.0):
             thread.join(timeout=wait_s)
 
     return running()
+
+
+def plus_look_ahead(search_values, leaf_result, legal, points_per_return):
+    """The champion's sum: each action's search value plus the look-ahead's value of it in points."""
+    placements_, values = leaf_result
+    by_action = dict(zip(placements_.tolist(), values.tolist()))
+    return [w + points_per_return * by_action[a] for w, a in zip(search_values, legal)]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from support import paired_positions, placements, random_states
+from support import paired_positions, placements, plus_look_ahead, random_states
 
 from allfives_env.agents import make_agent
 from allfives_env.agents.champion import (
@@ -140,9 +140,7 @@ def test_champion_adds_the_weighted_look_ahead_to_the_compiled_search(players):
         view = player_view(game, game.to_move)
         want = search.action_values(view, legal)
         if leaf:
-            placements_, values = leaf.values(view)
-            by_action = dict(zip(placements_.tolist(), values.tolist()))
-            want = [w + POINTS_PER_RETURN * by_action[a] for w, a in zip(want, legal)]
+            want = plus_look_ahead(want, leaf.values(view), legal, POINTS_PER_RETURN)
         assert champion.action_values(view, legal) == pytest.approx(want, abs=1e-9)
         compared += 1
         if compared == 10:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from support import plus_look_ahead
 
 from allfives_env.agents import make_agent
 from allfives_env.agents.champion import POINTS_PER_RETURN, LeafValues
@@ -226,10 +227,8 @@ def test_champion_reads_hands_into_both_of_its_estimates(players):
             continue
         view = player_view(game, game.to_move)
         reader.read(view, cfg, target)
-        want = search._compiled.action_values(view, legal, reader.bank(6))
-        placements_, values = leaf.values(view, reader)
-        by_action = dict(zip(placements_.tolist(), values.tolist()))
-        want = [w + POINTS_PER_RETURN * by_action[a] for w, a in zip(want, legal)]
+        want = plus_look_ahead(search._compiled.action_values(view, legal, reader.bank(6)), leaf.values(view, reader),
+                               legal, POINTS_PER_RETURN)
         assert champion.action_values(view, legal) == pytest.approx(want, abs=1e-9)
         compared += 1
         if compared == 8:
