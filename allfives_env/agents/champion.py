@@ -49,6 +49,7 @@ from .search_compiled import (
     HEURISTIC_WEIGHTS,
     copy_game,
     draw_world,
+    empty_bank,
     heuristic_move,
     legal_placements,
     load_view,
@@ -225,8 +226,7 @@ class LeafValues:
         self.input = PolicyInput(self.features, n, config.divisor)
         self.st, self.hands = np.zeros((1, NUM_FIELDS), np.int8), np.zeros((1, 8), np.int64)
         self.scores = np.zeros((1, sides), np.float64)
-        self.no_bank = (np.zeros((0, NUM_FIELDS), np.int8), np.zeros((0, 8), np.int64), np.zeros((0, sides)),
-                        np.zeros(0, np.int64))
+        self.no_bank = empty_bank(sides)
         self.world_rng = make_rng_state(int(rng.integers(2 ** 62)), 1)
         rows = self.worlds * _ROWS_PER_WORLD
         self.deal_rng = make_rng_state(int(rng.integers(2 ** 62)), rows)

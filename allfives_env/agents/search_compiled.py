@@ -479,6 +479,12 @@ def search_values(st, hands, scores, b, cfg, fcfg, samples, win_value, prior_wei
     return n_legal
 
 
+def empty_bank(num_sides) -> tuple:
+    """A bank of no worlds (``bst, bhands, bscores, rows``): each search or trial draws its own."""
+    return (np.zeros((0, NUM_FIELDS), np.int8), np.zeros((0, 8), np.int64), np.zeros((0, num_sides), np.float64),
+            np.zeros(0, np.int64))
+
+
 class SearchScratch:
     """The budget, the random stream and the per-decision scratch arrays of a compiled searcher."""
 
@@ -499,9 +505,7 @@ class SearchScratch:
         self.replies = np.zeros(28, np.float64)
         self.before = np.zeros(num_sides, np.float64)
         self.no_forbid = np.zeros(4, np.int64)
-        # no bank of worlds: each search draws its own
-        self.no_bank = (np.zeros((0, NUM_FIELDS), np.int8), np.zeros((0, 8), np.int64),
-                        np.zeros((0, num_sides), np.float64), np.zeros(0, np.int64))
+        self.no_bank = empty_bank(num_sides)
         # the heuristic rollouts' own scratch (the heuristic prior uses row 2 of the world rows)
         self.rlegal = np.zeros(DRAW, np.int64)
         self.rvalues = np.zeros(DRAW, np.float64)
