@@ -172,7 +172,8 @@ def fit(net, data, epochs=4, lr=1e-4, kl_weight=1.0, batch=1024, seed=0) -> dict
             "same_action": float(same), "rows": len(returns), "held_out_rows": int(held_out.sum())}
 
 
-def _check_target(source, target):
+def check_target(source, target):
+    """A ``ValueError`` unless ``target`` can be written and is not the input file ``source``."""
     folder = os.path.dirname(os.path.abspath(target))
     if os.path.abspath(source) == os.path.abspath(target):
         raise ValueError(f"the output {target!r} is the input file; give another path (the input is kept)")
@@ -182,7 +183,8 @@ def _check_target(source, target):
         raise ValueError(f"the output's folder {folder!r} is not writable; give another path")
 
 
-def _positive(name):
+def positive_int(name):
+    """An argparse type: a positive integer, else an error naming the option ``name``."""
     def parse(text):
         try:
             value = int(text)
@@ -198,19 +200,19 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m training.value_fit", description=__doc__.splitlines()[0])
     p.add_argument("source", help="the policy file whose value is refit (ppo_2p.pt, ppo_3p.pt, ppo_4p.pt)")
     p.add_argument("target", help="where to write the refit file (not the source)")
-    p.add_argument("--games", type=_positive("--games"), default=2500, help="games recorded (default 2500)")
+    p.add_argument("--games", type=positive_int("--games"), default=2500, help="games recorded (default 2500)")
     p.add_argument("--seed", type=int, default=60000, help="first deal seed (default 60000)")
-    p.add_argument("--epochs", type=_positive("--epochs"), default=4, help="passes over the data (default 4)")
+    p.add_argument("--epochs", type=positive_int("--epochs"), default=4, help="passes over the data (default 4)")
     p.add_argument("--lr", type=float, default=1e-4, help="Adam's learning rate (default 1e-4)")
     p.add_argument("--kl-weight", type=float, default=1.0, help="weight of the policy's KL term (default 1)")
-    p.add_argument("--workers", type=_positive("--workers"), default=2, help="processes playing (default 2)")
+    p.add_argument("--workers", type=positive_int("--workers"), default=2, help="processes playing (default 2)")
     args = p.parse_args(argv)
     try:
         if not (args.lr > 0 and args.kl_weight >= 0):
             raise ValueError(f"--lr must be positive and --kl-weight at least 0; got {args.lr} and {args.kl_weight}")
         if args.seed < 0:
             raise ValueError(f"--seed must be at least 0, got {args.seed}")
-        _check_target(args.source, args.target)
+        check_target(args.source, args.target)
         ckpt = read_checkpoint(args.source)
     except (CheckpointError, ValueError) as exc:
         sys.stderr.write(f"training.value_fit: error: {exc}\n")
