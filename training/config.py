@@ -111,6 +111,7 @@ class TrainConfig:
     ent_coef: float = 0.005
     """entropy bonus (entropy over legal actions only)"""
     vf_coef: float = 0.5
+    aux_coef: float = 0.0  # experiment: auxiliary who-holds-each-tile loss
     """value loss weight"""
     max_grad_norm: float = 0.5
     """gradient clipping norm"""

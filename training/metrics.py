@@ -7,7 +7,7 @@ import os
 BASE_COLUMNS = [
     "update", "global_step", "wall_s", "sps", "sps_overall", "learner_transitions", "carried",
     "t_env", "t_inference", "t_bookkeeping", "t_update", "t_eval", "lr",
-    "pg_loss", "v_loss", "entropy", "approx_kl", "clipfrac", "explained_variance",
+    "pg_loss", "v_loss", "entropy", "approx_kl", "clipfrac", "explained_variance", "belief_loss",
     "train_win_pool", "train_win_greedy", "train_win_random", "pool_size",
 ]
 

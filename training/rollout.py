@@ -42,7 +42,7 @@ from allfives_env.vector import VectorAllFives
 
 SELF, POOL, GREEDY, RANDOM, FIXED = 0, 1, 2, 3, 4
 # the per-transition arrays carried from one rollout to the next
-CARRIED = ("obs", "mask", "actions", "logprobs", "values", "rewards", "done", "valid", "seat", "game")
+CARRIED = ("obs", "mask", "actions", "logprobs", "values", "rewards", "done", "valid", "seat", "game", "belief")
 OPPONENT_TYPES = ("self", "pool", "greedy", "random", "fixed")
 
 def random_actions(mask, rng):
@@ -84,6 +84,7 @@ class Batch:
     done: np.ndarray  # the seat's last decision of its episode
     seat: np.ndarray  # the acting seat
     game: np.ndarray  # the game index in the batched environment
+    belief: np.ndarray = None  # (N, 28) int8: 0 not in another hand, r in seat (mover + r)'s hand
 
     def __len__(self):
         return len(self.actions)
@@ -104,6 +105,7 @@ class Buffer:
         self.valid = np.zeros(capacity, np.bool_)
         self.seat = np.zeros(capacity, np.int64)
         self.game = np.zeros(capacity, np.int64)
+        self.belief = np.zeros((capacity, 28), np.int8)
 
     def clear(self, start, upto):
         """Empty the slots ``start:upto`` (the carried transitions before ``start`` keep their rewards)."""
@@ -235,6 +237,7 @@ class Collector:
             seats = mover[li]
             buf.seat[slots] = seats
             buf.game[slots] = li
+            buf.belief[slots] = self._belief_labels(li, seats)
             prev = self.pending[li, seats]
             linked = prev >= 0
             buf.next_index[prev[linked]] = slots[linked]
@@ -261,6 +264,16 @@ class Collector:
         batch = self._finish(base + cfg.num_steps * B)
         timing["bookkeeping"] += time.perf_counter() - t0
         return batch
+
+    def _belief_labels(self, rows, movers):
+        """(L, 28): which other seat (relative, 1..n-1) holds each tile, 0 where none does."""
+        hands = self.env._hands
+        labels = np.zeros((len(rows), 28), np.int8)
+        tiles = np.arange(28, dtype=np.int64)
+        for r in range(1, self.n):
+            held = (hands[rows, (movers + r) % self.n][:, None] >> tiles[None, :]) & 1
+            labels += (held * r).astype(np.int8)
+        return labels
 
     def _forward(self, net, obs, legal):
         """``net``'s logits and values for ``obs`` (numpy), given the rows' legal masks (bool)."""
@@ -299,7 +312,8 @@ class Collector:
         idx = np.flatnonzero(trainable)
         batch = Batch(buf.obs[idx].copy(), buf.mask[idx].copy(), buf.actions[idx].copy(), buf.logprobs[idx].copy(),
                       buf.values[idx].copy(), adv[idx].astype(np.float32), ret[idx].astype(np.float32),
-                      buf.rewards[idx].astype(np.float32), buf.done[idx].copy(), buf.seat[idx].copy(), buf.game[idx].copy())
+                      buf.rewards[idx].astype(np.float32), buf.done[idx].copy(), buf.seat[idx].copy(), buf.game[idx].copy(),
+                      buf.belief[idx].copy())
         # carry the pending transitions to the front of the buffer for the next rollout
         pb, ps = np.nonzero(self.pending >= 0)
         src = self.pending[pb, ps]

@@ -42,7 +42,10 @@ class Trainer:
         if cfg.init_from:
             warm_start(self.net, cfg.init_from, self.rules, cfg.features)
         self.opponent = copy.deepcopy(self.net)
-        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=cfg.learning_rate, eps=1e-5)
+        self.belief_head = (torch.nn.Linear(self.net.hidden_sizes[-1], 28 * cfg.num_players).to(self.device)
+                            if cfg.aux_coef > 0 else None)
+        params = list(self.net.parameters()) + ([] if self.belief_head is None else list(self.belief_head.parameters()))
+        self.optimizer = torch.optim.Adam(params, lr=cfg.learning_rate, eps=1e-5)
         self.evaluator = Evaluator(self.rules, cfg.features, cfg.eval_opponents, cfg.eval_games, cfg.eval_seed,
                                    cfg.eval_workers, self.device)
         self.rng = np.random.default_rng(np.random.SeedSequence([cfg.seed, 11]))
@@ -122,7 +125,7 @@ class Trainer:
         batch = self.collector.collect(self.net)
         t1 = time.perf_counter()
         self.net.train()
-        stats = ppo_update(self.net, self.optimizer, batch, cfg, self.rng, self.device)
+        stats = ppo_update(self.net, self.optimizer, batch, cfg, self.rng, self.device, self.belief_head)
         t2 = time.perf_counter()
         self.update += 1
         if self.update % cfg.snapshot_every == 0:

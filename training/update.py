@@ -22,7 +22,13 @@ def evaluate_actions(net, obs, mask, actions):
     return logp, entropy, value
 
 
-def ppo_loss(net, mb, cfg):
+def belief_loss(net, head, mb, n):
+    """Cross-entropy of the auxiliary head's guess of who holds each tile (hidden-state labels)."""
+    logits = head(net.trunk(mb["obs"])).view(-1, 28, n)
+    return nn.functional.cross_entropy(logits.reshape(-1, n), mb["belief"].reshape(-1).long())
+
+
+def ppo_loss(net, mb, cfg, head=None):
     """The clipped PPO loss of one minibatch (a dict of tensors) and its statistics."""
     newlogp, entropy, newvalue = evaluate_actions(net, mb["obs"], mb["mask"], mb["actions"])
     logratio = newlogp - mb["logprobs"]
@@ -41,17 +47,19 @@ def ppo_loss(net, mb, cfg):
         v_loss = 0.5 * ((newvalue - mb["returns"]) ** 2).mean()
     ent = entropy.mean()
     loss = pg_loss - cfg.ent_coef * ent + cfg.vf_coef * v_loss
-    stats = {"pg_loss": pg_loss.item(), "v_loss": v_loss.item(), "entropy": ent.item(),
+    aux = belief_loss(net, head, mb, cfg.num_players) if head is not None else torch.zeros(())
+    loss = loss + cfg.aux_coef * aux
+    stats = {"belief_loss": aux.item(), "pg_loss": pg_loss.item(), "v_loss": v_loss.item(), "entropy": ent.item(),
              "approx_kl": approx_kl.item(), "clipfrac": clipfrac.item()}
     return loss, stats
 
 
 def to_tensors(batch, device):
-    names = ["obs", "mask", "actions", "logprobs", "values", "advantages", "returns"]
+    names = ["obs", "mask", "actions", "logprobs", "values", "advantages", "returns", "belief"]
     return {name: torch.from_numpy(getattr(batch, name)).to(device) for name in names}
 
 
-def ppo_update(net, optimizer, batch, cfg, rng, device="cpu") -> dict:
+def ppo_update(net, optimizer, batch, cfg, rng, device="cpu", head=None) -> dict:
     """``update_epochs`` passes of minibatch PPO over ``batch``; returns mean statistics.
 
     Minibatches are drawn with ``rng`` (a numpy Generator), so an update is reproducible."""
@@ -64,10 +72,11 @@ def ppo_update(net, optimizer, batch, cfg, rng, device="cpu") -> dict:
         perm = torch.from_numpy(rng.permutation(n)).to(device)
         for idx in torch.tensor_split(perm, num_mb):
             mb = {k: v[idx] for k, v in data.items()}
-            loss, stats = ppo_loss(net, mb, cfg)
+            loss, stats = ppo_loss(net, mb, cfg, head)
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
-            nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
+            nn.utils.clip_grad_norm_(list(net.parameters()) + ([] if head is None else list(head.parameters())),
+                                     cfg.max_grad_norm)
             optimizer.step()
             for k, v in stats.items():
                 totals[k] = totals.get(k, 0.0) + v
