@@ -5,7 +5,8 @@ Each placement gets two estimates, added:
 
 * the compiled search's value (:mod:`.search_compiled` with heuristic rollouts,
   :data:`CHAMPION_SAMPLES` worlds): the points its side gains over the hand's
-  rest, plus ``win_value`` for a won game, plus the heuristic prior;
+  rest, plus ``win_value`` for a won game, plus the heuristic prior
+  (:data:`CHAMPION_PRIOR_WEIGHT`: none with 3 players);
 * with ``value=PATH`` (a policy file; by default :data:`CHAMPION_VALUE`: the shipped
   ``checkpoints/ppo_2p.pt``; for 3 players ``champion_value_3p.pt``, the 3-player policy shipped
   before the lookahead one; for 4 players
@@ -64,6 +65,9 @@ CHAMPION_SAMPLES = {2: 128, 3: 128, 4: 128}
 CHAMPION_VALUE = {2: "checkpoints/ppo_2p.pt", 3: "checkpoints/champion_value_3p.pt", 4: "checkpoints/champion_value_4p.pt"}
 #: Look-ahead worlds per move by player count.
 CHAMPION_WORLDS = {2: 32, 3: 16, 4: 48}
+#: The heuristic prior's weight by player count (``prior_weight`` of ``search``): with 3 players the
+#: champion plays better without it (docs/history.md).
+CHAMPION_PRIOR_WEIGHT = {2: 1.0, 3: 0.0, 4: 1.0}
 #: Who answers in the look-ahead by player count: the policy's most likely moves, or the heuristic's.
 CHAMPION_REPLIES = {2: "policy", 3: "policy", 4: "heuristic"}
 REPLIES = ("policy", "heuristic")
@@ -317,7 +321,7 @@ def _preload_default_values():
 class ChampionAgent(SearchAgent):
     """champion: the strongest player shipped: the compiled search with heuristic rollouts, plus a
     shipped policy's value one move ahead, under a second of CPU per game. Options:
-    ``samples``, ``prior_weight``, ``win_value`` as for ``search``; ``value`` (a policy file, or none),
+    ``samples``, ``prior_weight`` (default :data:`CHAMPION_PRIOR_WEIGHT`), ``win_value`` as for ``search``; ``value`` (a policy file, or none),
     ``worlds``, ``replies`` (``policy`` or ``heuristic``) and ``value_weight`` for the look-ahead;
     ``read`` (``off`` or ``heuristic``: hand reading, :mod:`.hand_reading`, an opponent model and so
     off by default) for how both draw their worlds."""
@@ -325,13 +329,14 @@ class ChampionAgent(SearchAgent):
     name = "champion"
     default_samples = CHAMPION_SAMPLES
 
-    def __init__(self, samples=None, prior_weight=1.0, win_value=100.0, value="default", worlds=None,
+    def __init__(self, samples=None, prior_weight=None, win_value=100.0, value="default", worlds=None,
                  value_weight=POINTS_PER_RETURN, replies=None, read="off"):
         if read not in READS:
             raise ValueError(f"read={read!r} is not allowed; allowed: 'off' (the default) or 'heuristic' (hand "
                              "reading: the other seats modelled as the heuristic agent, softened)")
-        super().__init__(samples=samples, win_value=win_value, prior_weight=prior_weight, engine="compiled",
-                         rollout="heuristic")
+        super().__init__(samples=samples, win_value=win_value, engine="compiled", rollout="heuristic",
+                         prior_weight=1.0 if prior_weight is None else prior_weight)
+        self._prior_weight_option = prior_weight  # None: CHAMPION_PRIOR_WEIGHT of the player count
         self.read = read
         self.reader = None
         self.value_weight = float(value_weight)
@@ -352,6 +357,8 @@ class ChampionAgent(SearchAgent):
         return self._leaf_values[key]
 
     def reset(self, seat, config, rng):
+        if self._prior_weight_option is None:  # read by the search that super().reset builds
+            self.prior_weight = CHAMPION_PRIOR_WEIGHT[config.num_players]
         super().reset(seat, config, rng)
         self.leaf_values = self._leaf_values_for(config.num_players)
         if self.leaf_values is not None:

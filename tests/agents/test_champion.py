@@ -14,6 +14,7 @@ from support import paired_positions, placements, plus_look_ahead, random_states
 
 from allfives_env.agents import make_agent
 from allfives_env.agents.champion import (
+    CHAMPION_PRIOR_WEIGHT,
     CHAMPION_REPLIES,
     CHAMPION_SAMPLES,
     CHAMPION_VALUE,
@@ -125,7 +126,8 @@ def test_champion_adds_the_weighted_look_ahead_to_the_compiled_search(players):
     config = RulesConfig(num_players=players)
     value = POLICY.get(players)
     spec = f"champion:samples=6,worlds=3,value={value or 'none'}"
-    champion, search = make_agent(spec), make_agent("search:engine=compiled,rollout=heuristic,samples=6")
+    champion = make_agent(spec)
+    search = make_agent(f"search:engine=compiled,rollout=heuristic,samples=6,prior_weight={CHAMPION_PRIOR_WEIGHT[players]}")
     leaf = LeafValues(value, worlds=3) if value else None
     champion.reset(0, config, np.random.default_rng(4))
     rng = np.random.default_rng(4)  # the champion's order: the search's stream first, then the look-ahead's
@@ -155,12 +157,21 @@ def test_champion_defaults_by_player_count(players):
     champion.reset(0, config, np.random.default_rng(0))
     assert (champion.engine, champion.rollout, champion._samples) == ("compiled", "heuristic",
                                                                        CHAMPION_SAMPLES[players])
+    assert champion._compiled.searcher.prior_weight == CHAMPION_PRIOR_WEIGHT[players]
     if CHAMPION_VALUE[players] is None:
         assert champion.leaf_values is None
     else:
         assert Path(champion.leaf_values.path).resolve() == (ROOT / CHAMPION_VALUE[players]).resolve()
         assert champion.leaf_values.worlds == CHAMPION_WORLDS[players]
         assert champion.leaf_values.replies == CHAMPION_REPLIES[players]
+
+
+def test_a_given_prior_weight_holds_for_every_player_count():
+    assert CHAMPION_PRIOR_WEIGHT == {2: 1.0, 3: 0.0, 4: 1.0}  # 3 players: better without (docs/history.md)
+    for players in (2, 3, 4):
+        champion = make_agent("champion:prior_weight=0.5,value=none")
+        champion.reset(0, RulesConfig(num_players=players), np.random.default_rng(0))
+        assert champion._compiled.searcher.prior_weight == 0.5
 
 
 def test_a_value_file_trained_with_an_opponent_model_is_read_without_it():
