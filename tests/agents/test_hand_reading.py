@@ -10,7 +10,7 @@ import pytest
 from support import plus_look_ahead
 
 from allfives_env.agents import make_agent
-from allfives_env.agents.champion import POINTS_PER_RETURN, LeafValues
+from allfives_env.agents.champion import CHAMPION_PRIOR_WEIGHT, POINTS_PER_RETURN, LeafValues
 from allfives_env.agents.hand_reading import (
     READ_FLOOR,
     READ_TEMPERATURE,
@@ -212,7 +212,8 @@ def test_champion_reads_hands_into_both_of_its_estimates(players):
     weighted bank, in the champion's stream order (search, look-ahead, reader)."""
     config = RulesConfig(num_players=players)
     champion = make_agent(f"champion:samples=6,worlds=3,value={POLICY[players]},read=heuristic")
-    search = make_agent("search:engine=compiled,rollout=heuristic,samples=6")
+    search = make_agent("search:engine=compiled,rollout=heuristic,samples=6,"
+                        f"prior_weight={CHAMPION_PRIOR_WEIGHT[players]}")
     leaf = LeafValues(POLICY[players], worlds=3)
     champion.reset(0, config, np.random.default_rng(4))
     rng = np.random.default_rng(4)
