@@ -321,8 +321,9 @@ def _preload_default_values():
 class ChampionAgent(SearchAgent):
     """champion: the strongest player shipped: the compiled search with heuristic rollouts, plus a
     shipped policy's value one move ahead, under a second of CPU per game. Options:
-    ``samples``, ``prior_weight`` (default :data:`CHAMPION_PRIOR_WEIGHT`), ``win_value`` as for ``search``; ``value`` (a policy file, or none),
-    ``worlds``, ``replies`` (``policy`` or ``heuristic``) and ``value_weight`` for the look-ahead;
+    ``samples``, ``prior_weight`` (default :data:`CHAMPION_PRIOR_WEIGHT`), ``win_value`` as for
+    ``search``; ``value`` (a policy file, or none), ``worlds``, ``replies`` (``policy`` or
+    ``heuristic``) and ``value_weight`` for the look-ahead;
     ``read`` (``off`` or ``heuristic``: hand reading, :mod:`.hand_reading`, an opponent model and so
     off by default) for how both draw their worlds."""
 

@@ -127,7 +127,8 @@ def test_champion_adds_the_weighted_look_ahead_to_the_compiled_search(players):
     value = POLICY.get(players)
     spec = f"champion:samples=6,worlds=3,value={value or 'none'}"
     champion = make_agent(spec)
-    search = make_agent(f"search:engine=compiled,rollout=heuristic,samples=6,prior_weight={CHAMPION_PRIOR_WEIGHT[players]}")
+    search = make_agent("search:engine=compiled,rollout=heuristic,samples=6,"
+                        f"prior_weight={CHAMPION_PRIOR_WEIGHT[players]}")
     leaf = LeafValues(value, worlds=3) if value else None
     champion.reset(0, config, np.random.default_rng(4))
     rng = np.random.default_rng(4)  # the champion's order: the search's stream first, then the look-ahead's
