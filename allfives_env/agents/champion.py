@@ -23,6 +23,10 @@ Each placement gets two estimates, added:
   worlds fit in the same time. The mean, ``value_weight`` points per unit of
   return, is added to the search's value.
 
+With 4 players both draw their worlds weighted by what the partner's placements this hand say about
+its hand (``read``, :data:`CHAMPION_READ`; :mod:`.hand_reading`): the partner is the champion's own
+side, so this assumes nothing about the opponents.
+
 The two err in different places: the rollouts play the whole hand with a
 fixed heuristic, the value is learned from play but only one move deep. The
 budget keeps a game under a second of CPU; the measurements that chose it
@@ -71,8 +75,11 @@ CHAMPION_PRIOR_WEIGHT = {2: 1.0, 3: 0.0, 4: 1.0}
 #: Who answers in the look-ahead by player count: the policy's most likely moves, or the heuristic's.
 CHAMPION_REPLIES = {2: "policy", 3: "policy", 4: "heuristic"}
 REPLIES = ("policy", "heuristic")
-#: Hand reading (:mod:`.hand_reading`): off, or the other seats modelled as a softened heuristic agent.
-READS = ("off", "heuristic")
+#: Hand reading (:mod:`.hand_reading`, the placements read as a softened heuristic agent's): off, the
+#: partner's alone (4 players; none to read with 2 or 3), or every other seat's (an opponent model).
+READS = ("off", "partner", "heuristic")
+#: Hand reading by player count: the 4-player champion reads its partner (docs/history.md).
+CHAMPION_READ = {2: "off", 3: "off", 4: "partner"}
 #: Points per unit of the policy's return: the shipped files were trained on 0.02 per point.
 POINTS_PER_RETURN = 50.0
 #: The training discount of the shipped files: the next decision's value counts this much.
@@ -324,20 +331,23 @@ class ChampionAgent(SearchAgent):
     ``samples``, ``prior_weight`` (default :data:`CHAMPION_PRIOR_WEIGHT`), ``win_value`` as for
     ``search``; ``value`` (a policy file, or none), ``worlds``, ``replies`` (``policy`` or
     ``heuristic``) and ``value_weight`` for the look-ahead;
-    ``read`` (``off`` or ``heuristic``: hand reading, :mod:`.hand_reading`, an opponent model and so
-    off by default) for how both draw their worlds."""
+    ``read`` for how both draw their worlds (hand reading, :mod:`.hand_reading`; default
+    :data:`CHAMPION_READ`): ``off``, ``partner`` (the partner's placements alone) or ``heuristic``
+    (every other seat's: an opponent model, so never a default)."""
 
     name = "champion"
     default_samples = CHAMPION_SAMPLES
 
     def __init__(self, samples=None, prior_weight=None, win_value=100.0, value="default", worlds=None,
-                 value_weight=POINTS_PER_RETURN, replies=None, read="off"):
-        if read not in READS:
-            raise ValueError(f"read={read!r} is not allowed; allowed: 'off' (the default) or 'heuristic' (hand "
-                             "reading: the other seats modelled as the heuristic agent, softened)")
+                 value_weight=POINTS_PER_RETURN, replies=None, read=None):
+        if read not in (None,) + READS:
+            raise ValueError(f"read={read!r} is not allowed; allowed: 'off', 'partner' (the partner's placements "
+                             "read as the heuristic agent's, softened) or 'heuristic' (every other seat's); the "
+                             f"default by player count: {CHAMPION_READ}")
         super().__init__(samples=samples, win_value=win_value, engine="compiled", rollout="heuristic",
                          prior_weight=1.0 if prior_weight is None else prior_weight)
         self._prior_weight_option = prior_weight  # None: CHAMPION_PRIOR_WEIGHT of the player count
+        self._read_option = read  # None: CHAMPION_READ of the player count
         self.read = read
         self.reader = None
         self.value_weight = float(value_weight)
@@ -364,8 +374,11 @@ class ChampionAgent(SearchAgent):
         self.leaf_values = self._leaf_values_for(config.num_players)
         if self.leaf_values is not None:
             self.leaf_values.reset(config, rng)
-        if self.read == "heuristic":  # its stream after the others': read=off plays as before
-            self.reader = HandReader(config.num_sides, int(rng.integers(2 ** 62)))
+        n = config.num_players
+        self.read = self._read_option or CHAMPION_READ[n]
+        self.reader = None
+        if self.read == "heuristic" or (self.read == "partner" and n == 4):  # its stream after the others'
+            self.reader = HandReader(config.num_sides, int(rng.integers(2 ** 62)), partner_only=self.read == "partner")
 
     def action_values(self, view, legal_actions) -> list:
         if self.reader is None:

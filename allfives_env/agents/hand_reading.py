@@ -18,8 +18,10 @@ can say, so a player that does not play like the model costs little.
 
 Only placements whose hand a world fixes count: those of a seat that has not
 drawn since (its hand then was its hand now plus the tiles it placed since),
-and not the drawn tile that R13 forces. This is a model of the other seats,
-partner included, so agents take it as an option that is off by default.
+and not the drawn tile that R13 forces. Read for every other seat it is a
+model of the opponents, so agents take it as an option that is off by
+default; read for the partner alone (``partner_only``, 4 players) it models
+only the reader's own side.
 
 :class:`HandReader` holds the scratch of one seat; the kernels replay the
 hand's public moves (:func:`read_placements`) and score each world
@@ -47,15 +49,15 @@ _MAX_PLACEMENTS = 28
 
 
 @njit(**OPTS)
-def read_placements(st, hands, scores, seat, n, ev_seat, ev_action, ev_points, n_events, start_scores, sizes,
-                    last_draw, est, ehands, escores, mover, chosen, later):
+def read_placements(st, hands, scores, seat, n, readable, ev_seat, ev_action, ev_points, n_events, start_scores,
+                    sizes, last_draw, est, ehands, escores, mover, chosen, later):
     """Replay the hand's public moves (a view's ``events``: seats, actions, points) from its start
     (scores ``start_scores``), from the position in row 0 of ``st``/``hands``/``scores`` (the view of
     ``seat``). Row ``k`` of ``est``/``ehands``/``escores`` := the public position before the ``k``-th
-    informative placement of another seat, ``mover[k]`` its seat, ``chosen[k]`` the action, ``later[k]``
-    the tiles that seat placed from then on (its hand then is its hand now plus these). Other hands hold
-    placeholder tiles of the right sizes. The last row of ``est`` is the replay's scratch; ``sizes`` and
-    ``last_draw`` (4) are scratch too. Returns how many rows were written."""
+    informative placement of a seat in the bit mask ``readable`` (:func:`readable_seats`), ``mover[k]``
+    its seat, ``chosen[k]`` the action, ``later[k]`` the tiles that seat placed from then on (its hand
+    then is its hand now plus these). Other hands hold placeholder tiles of the right sizes. The last
+    row of ``est`` is the replay's scratch; ``sizes`` and ``last_draw`` (4) are scratch too. Returns how many rows were written."""
     R = est.shape[0] - 1
     copy_game(st, hands, scores, 0, est, ehands, escores, R)
     clear_layout(est, R)
@@ -88,7 +90,7 @@ def read_placements(st, hands, scores, seat, n, ev_seat, ev_action, ev_points, n
             est[R, LACKS + s] |= open_suits(est, R)
             must &= ~(1 << s)
             continue
-        if s != seat and not (must >> s) & 1 and i > last_draw[s] and m < R:
+        if (readable >> s) & 1 and not (must >> s) & 1 and i > last_draw[s] and m < R:
             _snapshot(est, ehands, escores, R, m, s, n, sizes)
             mover[m], chosen[m] = s, action
             placed = 0
@@ -105,6 +107,14 @@ def read_placements(st, hands, scores, seat, n, ev_seat, ev_action, ev_points, n
         escores[R, side_of(s, n)] += ev_points[i]
         sizes[s] -= 1
     return m
+
+
+def readable_seats(seat, n, partner_only) -> int:
+    """The bit mask of the seats whose placements ``seat`` reads: every other seat, or with
+    ``partner_only`` its partner alone (none without partnerships)."""
+    if partner_only:
+        return 1 << ((seat + 2) % 4) if n == 4 else 0
+    return ((1 << n) - 1) & ~(1 << seat)
 
 
 @njit(**OPTS)
@@ -184,8 +194,10 @@ class HandReader:
     and weighs them; ``bank(k)`` then draws ``k`` of them in proportion to the weights, for
     :func:`.search_compiled.search_values` and the champion's look-ahead."""
 
-    def __init__(self, num_sides, seed, candidates=READ_CANDIDATES, temperature=READ_TEMPERATURE, floor=READ_FLOOR):
+    def __init__(self, num_sides, seed, candidates=READ_CANDIDATES, temperature=READ_TEMPERATURE, floor=READ_FLOOR,
+                 partner_only=False):
         self.candidates, self.temperature, self.floor = int(candidates), float(temperature), float(floor)
+        self.partner_only = bool(partner_only)  # read the partner's placements alone (readable_seats)
         self.rng = make_rng_state(seed, 1)
         self.st, self.hands = np.zeros((1, NUM_FIELDS), np.int8), np.zeros((1, 8), np.int64)
         self.scores = np.zeros((1, num_sides), np.float64)
@@ -207,7 +219,8 @@ class HandReader:
     def read(self, view, cfg, target):
         load_view(view, self.st, self.hands, self.scores)
         events = np.array([(e[0], e[1], e[3]) for e in view.events], np.float64).reshape(-1, 3)
-        self.count = read_placements(self.st, self.hands, self.scores, view.seat, view.num_players,
+        readable = readable_seats(view.seat, view.num_players, self.partner_only)
+        self.count = read_placements(self.st, self.hands, self.scores, view.seat, view.num_players, readable,
                                      events[:, 0].astype(np.int64), events[:, 1].astype(np.int64), events[:, 2],
                                      len(events), np.asarray(view.hand_start_scores, np.float64), self.sizes,
                                      self.last_draw, self.est, self.ehands, self.escores, self.mover, self.chosen,

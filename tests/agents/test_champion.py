@@ -15,6 +15,7 @@ from support import paired_positions, placements, plus_look_ahead, random_states
 from allfives_env.agents import make_agent
 from allfives_env.agents.champion import (
     CHAMPION_PRIOR_WEIGHT,
+    CHAMPION_READ,
     CHAMPION_REPLIES,
     CHAMPION_SAMPLES,
     CHAMPION_VALUE,
@@ -125,7 +126,7 @@ def test_look_ahead_values_are_seeded_and_cover_the_placements():
 def test_champion_adds_the_weighted_look_ahead_to_the_compiled_search(players):
     config = RulesConfig(num_players=players)
     value = POLICY.get(players)
-    spec = f"champion:samples=6,worlds=3,value={value or 'none'}"
+    spec = f"champion:samples=6,worlds=3,value={value or 'none'},read=off"
     champion = make_agent(spec)
     search = make_agent("search:engine=compiled,rollout=heuristic,samples=6,"
                         f"prior_weight={CHAMPION_PRIOR_WEIGHT[players]}")
@@ -165,6 +166,23 @@ def test_champion_defaults_by_player_count(players):
         assert Path(champion.leaf_values.path).resolve() == (ROOT / CHAMPION_VALUE[players]).resolve()
         assert champion.leaf_values.worlds == CHAMPION_WORLDS[players]
         assert champion.leaf_values.replies == CHAMPION_REPLIES[players]
+    assert champion.read == CHAMPION_READ[players]
+    assert (champion.reader is not None) == (players == 4)
+    if players == 4:
+        assert champion.reader.partner_only
+
+
+def test_no_default_reads_the_opponents():
+    """Issue 24, item 3: reading every other seat (``read=heuristic``) models the opponents, so it is
+    never a default; ``read=partner`` with 2 or 3 players has no partner to read."""
+    assert CHAMPION_READ == {2: "off", 3: "off", 4: "partner"}
+    for players in (2, 3):
+        champion = make_agent("champion:read=partner,value=none")
+        champion.reset(0, RulesConfig(num_players=players), np.random.default_rng(0))
+        assert champion.reader is None
+    champion = make_agent("champion:read=heuristic,value=none")
+    champion.reset(0, RulesConfig(num_players=4), np.random.default_rng(0))
+    assert not champion.reader.partner_only
 
 
 def test_a_given_prior_weight_holds_for_every_player_count():
@@ -189,9 +207,8 @@ def test_champion_bad_options_say_what_is_allowed(tmp_path):
         make_agent(f"champion:value={tmp_path / 'missing.pt'}")
     with pytest.raises(ValueError, match="^replies=search is not allowed; allowed: 'policy' or 'heuristic'"):
         make_agent("champion:replies=search")
-    with pytest.raises(ValueError, match="^read='greedy' is not allowed; allowed: 'off' \\(the default\\) or 'heuristic'"):
+    with pytest.raises(ValueError, match="^read='greedy' is not allowed; allowed: 'off', 'partner' .* or 'heuristic'"):
         make_agent("champion:read=greedy")
-    assert make_agent("champion").read == "off"
     with pytest.raises(ValueError, match="worlds=0 is not allowed; give a positive integer"):
         make_agent(f"champion:value={POLICY[2]},worlds=0")
     three = make_agent(f"champion:value={POLICY[3]}")

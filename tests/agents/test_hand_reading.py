@@ -148,6 +148,31 @@ def test_read_positions_equal_the_rules_engine(players):
     assert checked > 30 and placements_checked > 100
 
 
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_partner_alone_is_read_with_partner_only(players):
+    """``partner_only``: the rows are the informative placements of the partner (4 players; seats
+    ``seat`` and ``seat + 2`` are one side), in order; with 2 or 3 players none, so every world weighs
+    the same (R2: partnerships only with 4)."""
+    config = RulesConfig(num_players=players)
+    cfg, target = _kernel(config)
+    reader = HandReader(config.num_sides, seed=players, candidates=8, partner_only=True)
+    checked = read = 0
+    for step, (game, _) in enumerate(_played_hands(players, 2, seed=30 + players, chooser=_random_or_heuristic)):
+        if step % 2:
+            continue
+        seat = game.to_move
+        reader.read(player_view(game, seat), cfg, target)
+        want = [i for i in _informative(game.events, seat) if players == 4 and game.events[i][0] == (seat + 2) % 4]
+        assert reader.count == len(want)
+        assert [(int(reader.mover[k]), int(reader.chosen[k])) for k in range(reader.count)] == \
+               [(game.events[i][0], game.events[i][1]) for i in want]
+        if players < 4:
+            assert np.all(reader.weights == 1.0)
+        checked += 1
+        read += reader.count
+    assert checked > 20 and (read > 20 if players == 4 else read == 0)
+
+
 def test_resampling_keeps_each_worlds_share():
     rng = np.random.default_rng(0)
     state = make_rng_state(1, 1)
@@ -206,12 +231,13 @@ def test_reading_heuristic_players_puts_weight_on_their_true_tiles(players):
     assert np.mean(gains) > 0.15 and np.mean(np.array(gains) > 0) > 0.7
 
 
-@pytest.mark.parametrize("players", [3, 4])
-def test_champion_reads_hands_into_both_of_its_estimates(players):
-    """``read=heuristic``: the search and the look-ahead play out worlds drawn from the reader's
-    weighted bank, in the champion's stream order (search, look-ahead, reader)."""
+@pytest.mark.parametrize("players, read", [(3, "heuristic"), (4, "heuristic"), (4, "partner")])
+def test_champion_reads_hands_into_both_of_its_estimates(players, read):
+    """``read=heuristic`` (every other seat) and ``read=partner``: the search and the look-ahead play out
+    worlds drawn from the reader's weighted bank, in the champion's stream order (search, look-ahead,
+    reader)."""
     config = RulesConfig(num_players=players)
-    champion = make_agent(f"champion:samples=6,worlds=3,value={POLICY[players]},read=heuristic")
+    champion = make_agent(f"champion:samples=6,worlds=3,value={POLICY[players]},read={read}")
     search = make_agent("search:engine=compiled,rollout=heuristic,samples=6,"
                         f"prior_weight={CHAMPION_PRIOR_WEIGHT[players]}")
     leaf = LeafValues(POLICY[players], worlds=3)
@@ -219,7 +245,7 @@ def test_champion_reads_hands_into_both_of_its_estimates(players):
     rng = np.random.default_rng(4)
     search.reset(0, config, rng)
     leaf.reset(config, rng)
-    reader = HandReader(config.num_sides, int(rng.integers(2 ** 62)))
+    reader = HandReader(config.num_sides, int(rng.integers(2 ** 62)), partner_only=read == "partner")
     cfg, target = _kernel(config)
     compared = 0
     for game, _ in _played_hands(players, 1, seed=players, chooser=_random_or_heuristic):
