@@ -57,7 +57,8 @@ def read_placements(st, hands, scores, seat, n, readable, ev_seat, ev_action, ev
     informative placement of a seat in the bit mask ``readable`` (:func:`readable_seats`), ``mover[k]``
     its seat, ``chosen[k]`` the action, ``later[k]`` the tiles that seat placed from then on (its hand
     then is its hand now plus these). Other hands hold placeholder tiles of the right sizes. The last
-    row of ``est`` is the replay's scratch; ``sizes`` and ``last_draw`` (4) are scratch too. Returns how many rows were written."""
+    row of ``est`` is the replay's scratch; ``sizes`` and ``last_draw`` (4) are scratch too. Returns
+    how many rows were written."""
     R = est.shape[0] - 1
     copy_game(st, hands, scores, 0, est, ehands, escores, R)
     clear_layout(est, R)
@@ -111,7 +112,7 @@ def read_placements(st, hands, scores, seat, n, readable, ev_seat, ev_action, ev
 
 def readable_seats(seat, n, partner_only) -> int:
     """The bit mask of the seats whose placements ``seat`` reads: every other seat, or with
-    ``partner_only`` its partner alone (none without partnerships)."""
+    ``partner_only`` its partner alone (R2: seats 0+2 and 1+3 with 4 players; none with 2 or 3)."""
     if partner_only:
         return 1 << ((seat + 2) % 4) if n == 4 else 0
     return ((1 << n) - 1) & ~(1 << seat)
