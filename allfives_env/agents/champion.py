@@ -377,6 +377,7 @@ class ChampionAgent(SearchAgent):
         n = config.num_players
         self.read = self._read_option or CHAMPION_READ[n]
         self.reader = None
+        # read=partner with 2 or 3 players has no one to read: no reader, so it plays as off
         if self.read == "heuristic" or (self.read == "partner" and n == 4):  # its stream after the others'
             self.reader = HandReader(config.num_sides, int(rng.integers(2 ** 62)), partner_only=self.read == "partner")
 
