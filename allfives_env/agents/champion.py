@@ -6,7 +6,7 @@ Each placement gets two estimates, added:
 * the compiled search's value (:mod:`.search_compiled` with heuristic rollouts,
   :data:`CHAMPION_SAMPLES` worlds): the points its side gains over the hand's
   rest, plus ``win_value`` for a won game, plus the heuristic prior
-  (:data:`CHAMPION_PRIOR_WEIGHT`: none with 3 players);
+  (:data:`CHAMPION_PRIOR_WEIGHT`: with 4 players only);
 * with ``value=PATH`` (a policy file; by default :data:`CHAMPION_VALUE`: the shipped
   ``checkpoints/ppo_2p.pt``; for 3 players ``champion_value_3p.pt``, the 3-player policy shipped
   before the lookahead one; for 4 players
@@ -69,9 +69,9 @@ CHAMPION_SAMPLES = {2: 128, 3: 128, 4: 128}
 CHAMPION_VALUE = {2: "checkpoints/ppo_2p.pt", 3: "checkpoints/champion_value_3p.pt", 4: "checkpoints/champion_value_4p.pt"}
 #: Look-ahead worlds per move by player count.
 CHAMPION_WORLDS = {2: 32, 3: 16, 4: 48}
-#: The heuristic prior's weight by player count (``prior_weight`` of ``search``): with 3 players the
-#: champion plays better without it (docs/history.md).
-CHAMPION_PRIOR_WEIGHT = {2: 1.0, 3: 0.0, 4: 1.0}
+#: The heuristic prior's weight by player count (``prior_weight`` of ``search``): with 2 and 3 players
+#: the champion plays better without it (docs/history.md).
+CHAMPION_PRIOR_WEIGHT = {2: 0.0, 3: 0.0, 4: 1.0}
 #: Who answers in the look-ahead by player count: the policy's most likely moves, or the heuristic's.
 CHAMPION_REPLIES = {2: "policy", 3: "policy", 4: "heuristic"}
 REPLIES = ("policy", "heuristic")

@@ -34,8 +34,9 @@ MATCHUPS = [
     (4, ["search", "heuristic", "search", "heuristic"], 1),
     # added with the opponent-agnostic default and the champion
     (4, ["ppo:checkpoints/ppo_4p.pt", "greedy", "ppo:checkpoints/ppo_4p.pt", "greedy"], 2),
-    # the champion before it added the policy's look-ahead (the same play as then)
-    (2, ["champion:samples=256,value=none", "heuristic"], 1),
+    # the champion before it added the policy's look-ahead (the same play as then; its heuristic prior,
+    # the 2-player default until 2026-12-05, is given since)
+    (2, ["champion:samples=256,value=none,prior_weight=1", "heuristic"], 1),
     # added with the champion's look-ahead through the shipped policies (2 and 3 players)
     (2, ["champion", "heuristic"], 1),
     (3, ["champion", "greedy", "heuristic"], 1),

@@ -186,7 +186,7 @@ def test_no_default_reads_the_opponents():
 
 
 def test_a_given_prior_weight_holds_for_every_player_count():
-    assert CHAMPION_PRIOR_WEIGHT == {2: 1.0, 3: 0.0, 4: 1.0}  # 3 players: better without (docs/history.md)
+    assert CHAMPION_PRIOR_WEIGHT == {2: 0.0, 3: 0.0, 4: 1.0}  # 2 and 3 players: better without (docs/history.md)
     for players in (2, 3, 4):
         champion = make_agent("champion:prior_weight=0.5,value=none")
         champion.reset(0, RulesConfig(num_players=players), np.random.default_rng(0))
