@@ -11,7 +11,8 @@ Regenerate (only when a change of play is intended):
 since (the 4-player policy's opponent-agnostic default, the champion and its look-ahead were appended so; when
 ``checkpoints/ppo_2p.pt`` was replaced by the lookahead policy, its games were dropped from the
 record and appended again; so were the 4-player policy's when ``checkpoints/ppo_4p.pt`` was replaced by
-its fine-tune against the search).
+its fine-tune against the search, and the 3-player policy's when ``checkpoints/ppo_3p.pt`` became the
+champion distilled).
 """
 
 import json
