@@ -27,7 +27,9 @@ if T > 0:
     target = torch.softmax(V / T, -1) * M
 else:
     target = torch.nn.functional.one_hot(best, V.shape[1]).float()
-base = read_checkpoint("checkpoints/ppo_3p.pt")
+import os
+BASE = os.environ.get("BASE", "checkpoints/ppo_3p.pt")
+base = read_checkpoint(BASE)
 if init == "wide":
     spec = dict(base["policy"]["net"], hidden_sizes=[256, 256], action_width=128)
     net = PolicyNet(**spec)
@@ -80,5 +82,5 @@ for ep in range(epochs):
         best_regret, best_state = rg, copy.deepcopy(net.state_dict())
 net.load_state_dict(best_state)
 print("best held regret", best_regret)
-export_policy(out, net, rules, extra={"scratch": "champion distill"}, features="lookahead")
+export_policy(out, net, rules, extra={"scratch": "champion distill"}, features=policy_features(base["policy"], BASE))
 print("wrote", out)
