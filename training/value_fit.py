@@ -16,8 +16,12 @@ the policy's inputs, the legal mask and the discounted return from there.
 
 Fit: the whole network, the value's squared error plus ``--kl-weight`` times
 the KL divergence of its policy from the original one on the same positions,
-so the replies the look-ahead plays stay the file's. A tenth of the games is
-held out; their explained variance is reported before and after.
+so the replies the look-ahead plays stay the file's. With ``--head-only``, the
+value head alone, by ridge regression on the trunk's features (the penalty with
+the best held-out fit of :data:`RIDGE_PENALTIES`): the policy stays bit for bit
+(how the distilled 3-player policy got its value, see ``training.distill``).
+A tenth of the games is held out; their explained variance is reported before
+and after.
 """
 
 import argparse
@@ -44,6 +48,7 @@ from .checkpoint import check_policy_output, export_policy
 #: The recording side's player and everyone else's.
 RECORDED_SIDE, OTHER_SIDES = "champion:value=none", "search:engine=compiled"
 HELD_OUT_EVERY = 10  # every tenth game is held out
+RIDGE_PENALTIES = (1e-2, 1e-1, 1.0, 10.0, 100.0)
 
 
 def discounted_returns(margins, end_margin, outcome, gamma=GAMMA, points=1.0 / POINTS_PER_RETURN) -> np.ndarray:
@@ -172,6 +177,35 @@ def fit(net, data, epochs=4, lr=1e-4, kl_weight=1.0, batch=1024, seed=0) -> dict
             "same_action": float(same), "rows": len(returns), "held_out_rows": int(held_out.sum())}
 
 
+def fit_value_head(net, data, penalties=RIDGE_PENALTIES) -> dict:
+    """Refit ``net``'s value head alone in place, by ridge regression of ``data``'s returns on the trunk's
+    features (fit on the training games, the penalty chosen on the held-out ones); the report of :func:`fit`
+    plus the penalty chosen."""
+    import torch
+
+    x, legal = torch.from_numpy(data["inputs"]), torch.from_numpy(data["masks"]).bool()
+    with torch.no_grad():
+        logits0, values0 = net(x, legal)
+        features = net.trunk(x).double().numpy()
+    returns = data["returns"].astype(np.float64)
+    held_out = data["game"] % HELD_OUT_EVERY == 0
+    design = np.hstack([features, np.ones((len(features), 1))])
+    train, held = design[~held_out], design[held_out]
+    fits = []
+    for penalty in penalties:
+        weights = np.linalg.solve(train.T @ train + penalty * np.eye(design.shape[1]), train.T @ returns[~held_out])
+        fits.append((explained_variance(held @ weights, returns[held_out]), penalty, weights))
+    ev, penalty, weights = max(fits, key=lambda f: f[0])
+    with torch.no_grad():
+        net.value_head.weight.copy_(torch.from_numpy(weights[:-1]).float()[None, :])
+        net.value_head.bias.copy_(torch.tensor([weights[-1]], dtype=torch.float32))
+        logits = net(x, legal)[0]
+    same = (masked_logits(logits, legal).argmax(-1) == masked_logits(logits0, legal).argmax(-1)).float().mean()
+    return {"held_out_ev_before": explained_variance(values0[held_out].numpy(), returns[held_out]),
+            "held_out_ev_after": ev, "same_action": float(same), "rows": len(returns),
+            "held_out_rows": int(held_out.sum()), "ridge_penalty": penalty}
+
+
 def _positive(name):
     def parse(text):
         try:
@@ -194,6 +228,9 @@ def main(argv=None) -> int:
     p.add_argument("--lr", type=float, default=1e-4, help="Adam's learning rate (default 1e-4)")
     p.add_argument("--kl-weight", type=float, default=1.0, help="weight of the policy's KL term (default 1)")
     p.add_argument("--workers", type=_positive("--workers"), default=2, help="processes playing (default 2)")
+    p.add_argument("--head-only", action="store_true",
+                   help="refit the value head alone by ridge regression (the policy is kept bit for bit; "
+                        "--epochs, --lr and --kl-weight do not apply)")
     args = p.parse_args(argv)
     try:
         if not (args.lr > 0 and args.kl_weight >= 0):
@@ -214,9 +251,14 @@ def main(argv=None) -> int:
     data = collect(args.source, rules, args.games, args.seed, args.workers)
     print(f"recorded {len(data['returns'])} decisions of {args.games} games in {time.time() - start:.0f} s")
     net = build_policy(policy, args.source)
-    report = fit(net, data, args.epochs, args.lr, args.kl_weight)
-    extra = {"value_fit_of": os.path.basename(args.source), "games": args.games, "seed": args.seed,
-             "epochs": args.epochs, "lr": args.lr, "kl_weight": args.kl_weight, **report}
+    if args.head_only:
+        report = fit_value_head(net, data)
+        method = {"method": "value head alone, ridge regression on the trunk's features"}
+    else:
+        report = fit(net, data, args.epochs, args.lr, args.kl_weight)
+        method = {"epochs": args.epochs, "lr": args.lr, "kl_weight": args.kl_weight}
+    extra = {"value_fit_of": os.path.basename(args.source), "games": args.games, "seed": args.seed, **method,
+             **report, "source_extra": ckpt.get("extra", {})}  # how the source was made (e.g. training.distill)
     export_policy(args.target, net, rules, extra=extra, features=policy_features(policy, args.source))
     print(f"held-out explained variance {report['held_out_ev_before']:.3f} -> {report['held_out_ev_after']:.3f}; "
           f"most likely action unchanged on {report['same_action']:.1%} of positions; wrote {args.target} "
