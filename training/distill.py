@@ -284,7 +284,7 @@ def _describe(report):
             f"(training rows {report['train_agreement']:.1%}, {report['train_regret']:.2f})")
 
 
-def student_spec(meta: dict, hidden_sizes, action_width) -> dict:
+def student_spec(meta: dict, hidden_sizes, action_width, action_depth=1) -> dict:
     """The network spec of a student of the player in ``meta``: the player's inputs, the student's widths."""
     from allfives_env.agents.ppo.features import action_blocks
 
@@ -293,6 +293,8 @@ def student_spec(meta: dict, hidden_sizes, action_width) -> dict:
     if action_width:
         spec.update(action_width=int(action_width),
                     action_inputs=action_blocks(meta["features"], meta["rules"]["num_players"]))
+        if action_depth != 1:
+            spec.update(action_depth=int(action_depth))
     return spec
 
 
@@ -353,6 +355,8 @@ def build_parser():
     fit.add_argument("--hidden-sizes", type=_widths, default=[256, 256], help="the trunk (default 256,256)")
     fit.add_argument("--action-width", type=int, default=128, help="the action scorer's width, 0 for none "
                                                                      "(default 128)")
+    fit.add_argument("--action-depth", type=int, choices=(1, 2), default=1,
+                     help="hidden layers of the action scorer (default 1)")
     fit.add_argument("--seed", type=int, default=0, help="the network's initial weights and order (default 0)")
     fit.add_argument("--threads", type=_positive("--threads"), default=2, help="torch threads (default 2)")
     return p
@@ -394,7 +398,7 @@ def run_fit(args) -> int:
     import torch
 
     torch.set_num_threads(args.threads)
-    spec = student_spec(meta, args.hidden_sizes, args.action_width)
+    spec = student_spec(meta, args.hidden_sizes, args.action_width, args.action_depth)
     start = time.time()
     net, report = fit_student(labels, spec, args.temperature, args.epochs, args.lr, args.batch, args.seed)
     extra = {"distilled_from": meta["teacher"], "label_files": [str(p) for p in args.labels],

@@ -121,6 +121,7 @@ def test_a_student_has_the_players_inputs_and_its_own_widths():
     assert spec["obs_dim"] == 989 and spec["hidden_sizes"] == [64, 64] and spec["action_width"] == 32
     assert spec["action_inputs"] == action_blocks("lookahead", 3)
     assert "action_width" not in student_spec(meta, [64], 0)
+    assert "action_depth" not in spec and student_spec(meta, [64], 32, action_depth=2)["action_depth"] == 2
 
 
 def test_label_files_from_players_with_other_inputs_are_not_fit_together(tmp_path):
