@@ -23,7 +23,7 @@ from .rules.config import RulesConfig
 USAGE_ERROR = 2
 
 
-class _Parser(argparse.ArgumentParser):
+class OneLineParser(argparse.ArgumentParser):
     """argparse, but a usage error is one line (no usage dump) and exit status 2."""
 
     def error(self, message):
@@ -520,9 +520,9 @@ def version_text() -> str:
 
 
 def build_parser():
-    parser = _Parser(prog="allfives", description="All Fives dominoes: environment, agents and arena")
+    parser = OneLineParser(prog="allfives", description="All Fives dominoes: environment, agents and arena")
     parser.add_argument("--version", action="version", version=version_text())
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
     sub.required = True
     for name, (add, run, help_text) in {**SUBCOMMANDS, **plugin_commands()}.items():
         p = sub.add_parser(name, help=help_text, description=help_text)

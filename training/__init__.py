@@ -11,5 +11,5 @@ run's state), :mod:`training.loop` (updates, evaluations, logs, checkpoints),
 :mod:`training.cli` (the command). Tools: :mod:`training.export`,
 :mod:`training.plot`, :mod:`training.summary`, :mod:`training.value_fit`
 (the champion's 4-player value file), :mod:`training.distill` (the champion
-distilled into a policy: the shipped 3-player file).
+distilled into a policy: the shipped 3-player file's recipe).
 """

@@ -27,6 +27,7 @@ docs/training.md.
 import argparse
 import copy
 import json
+import math
 import sys
 import time
 from multiprocessing import get_context
@@ -35,9 +36,9 @@ import numpy as np
 
 from allfives_env.agents.ppo.agent import CheckpointError, PPOAgent, read_checkpoint
 from allfives_env.agents.registry import make_agent
+from allfives_env.cli import OneLineParser
 from allfives_env.arena.deals import deal_hand
 from allfives_env.arena.game import agent_rng
-from allfives_env.arena.outputs import check_output_file
 from allfives_env.rules.actions import DRAW, NUM_ACTIONS
 from allfives_env.rules.config import RulesConfig
 from allfives_env.rules.game import Game
@@ -47,7 +48,8 @@ from .checkpoint import atomic_write, check_policy_output, export_policy
 
 PLAYER = "player"  # in a lineup: the policy being labelled
 SEARCH = "search:engine=compiled"
-#: The other sides, by ``deal_seed % len(lineups)``: side ``k`` after the player's gets entry ``(k - 1) % len``.
+#: The other sides, by ``deal_seed % len(lineups)``: side ``k`` after the player's gets entry ``k - 1``
+#: (with 2 or 4 players, one other side: each lineup's first entry, see :func:`default_lineups`).
 DEFAULT_LINEUPS = ((PLAYER, PLAYER), (SEARCH, SEARCH), (SEARCH, SEARCH), ("heuristic", "heuristic"),
                    (SEARCH, "heuristic"), ("greedy", SEARCH))
 DEFAULT_TEACHER = "champion"
@@ -56,19 +58,37 @@ TEACHER_SEED_TAG = 99  # the teacher at a seat draws from default_rng([deal_seed
 LABEL_ARRAYS = ("inputs", "masks", "values", "deal_seed")
 
 
-def seat_specs(config: RulesConfig, deal_seed, lineups=DEFAULT_LINEUPS) -> list:
+def default_lineups(num_sides) -> tuple:
+    """:data:`DEFAULT_LINEUPS` for ``num_sides`` sides: one agent per other side."""
+    return tuple(lineup[:num_sides - 1] for lineup in DEFAULT_LINEUPS)
+
+
+def check_lineups(lineups, num_sides) -> None:
+    """A ``ValueError`` unless every lineup names one agent per other side, or one for all of them."""
+    for lineup in lineups:
+        if len(lineup) not in (1, num_sides - 1):
+            raise ValueError(f"--lineup {','.join(lineup)!r} names {len(lineup)} agents; with {num_sides} sides "
+                             f"give {num_sides - 1} (one per other side, in seat order) or 1 (for every other side)")
+
+
+def seat_specs(config: RulesConfig, deal_seed, lineups=None) -> list:
     """Each seat's agent spec in the game on ``deal_seed``: the player holds side
-    ``(deal_seed // len(lineups)) % sides``, the other sides ``lineups[deal_seed % len(lineups)]``."""
+    ``(deal_seed // len(lineups)) % sides``, the other sides ``lineups[deal_seed % len(lineups)]``
+    (one agent per other side, or one for all; default :func:`default_lineups`)."""
     sides = config.num_sides
+    lineups = lineups or default_lineups(sides)
+    check_lineups(lineups, sides)
     others = lineups[deal_seed % len(lineups)]
     player_side = (deal_seed // len(lineups)) % sides
-    side_specs = {(player_side + k) % sides: others[(k - 1) % len(others)] for k in range(1, sides)}
+    side_specs = {(player_side + k) % sides: others[min(k - 1, len(others) - 1)] for k in range(1, sides)}
     side_specs[player_side] = PLAYER
     return [side_specs[config.side_of(seat)] for seat in range(config.num_players)]
 
 
-def label_game(player_path, config: RulesConfig, deal_seed, teacher=DEFAULT_TEACHER, lineups=DEFAULT_LINEUPS):
-    """``(inputs, masks, values)`` at the player's placement decisions with a choice in one game."""
+def label_game(player_path, config: RulesConfig, deal_seed, teacher=DEFAULT_TEACHER, lineups=None):
+    """``(inputs, masks, values)`` at the player's placement decisions with a choice in one game.
+    ``teacher``: an agent spec, built once per player seat (an agent object is reset for each player seat
+    in turn and shared by them)."""
     specs = seat_specs(config, deal_seed, lineups)
     agents, teachers = [], []
     for seat, spec in enumerate(specs):
@@ -119,7 +139,7 @@ def _label_job(job):
     return label_game(*job)
 
 
-def collect_labels(player_path, config: RulesConfig, games, seed, teacher=DEFAULT_TEACHER, lineups=DEFAULT_LINEUPS,
+def collect_labels(player_path, config: RulesConfig, games, seed, teacher=DEFAULT_TEACHER, lineups=None,
                    workers=1, progress=None) -> dict:
     """Label ``games`` games on deal seeds ``seed .. seed + games - 1``: the arrays of
     :data:`LABEL_ARRAYS` (``deal_seed``: each row's game)."""
@@ -176,23 +196,37 @@ def _load_label_file(path):
             meta = json.loads(str(data["meta"]))
     except FileNotFoundError:
         raise ValueError(f"label file not found: {path}") from None
-    except (OSError, KeyError, ValueError, json.JSONDecodeError) as exc:
-        raise ValueError(f"{path} is not a label file of `training.distill label` ({type(exc).__name__}: "
-                         f"{str(exc).splitlines()[0] if str(exc) else ''})") from None
-    rows = {name: len(part[name]) for name in LABEL_ARRAYS}
-    if len(set(rows.values())) != 1 or part["masks"].shape[1:] != (NUM_ACTIONS,):
-        raise ValueError(f"{path} is damaged: its arrays disagree ({rows}, masks {part['masks'].shape})")
+    except (OSError, KeyError, ValueError, json.JSONDecodeError):
+        raise ValueError(f"{path} is not a label file (the .npz that `training.distill label` writes)") from None
+    _check_label_file(path, part, meta)
     return part, meta
+
+
+def _check_label_file(path, part, meta):
+    """A ``ValueError`` naming ``path`` unless its meta and arrays fit together."""
+    keys = ("obs_dim", "net", "features", "rules", "teacher")
+    if not isinstance(meta, dict) or not all(k in meta for k in keys) or not isinstance(meta["net"], dict):
+        raise ValueError(f"{path} is damaged: its meta lacks some of {list(keys)}")
+    try:
+        RulesConfig.from_options(**meta["rules"])
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{path} is damaged: its rules are not valid ({exc})") from None
+    rows = len(part["inputs"])
+    shapes = {"inputs": (rows, meta["obs_dim"]), "masks": (rows, NUM_ACTIONS), "values": (rows, NUM_ACTIONS),
+              "deal_seed": (rows,)}
+    wrong = [f"{k} {part[k].shape}" for k, shape in shapes.items() if part[k].shape != shape]
+    if wrong:
+        raise ValueError(f"{path} is damaged: {', '.join(wrong)} do not fit {rows} labels of "
+                         f"{meta['obs_dim']} inputs and {NUM_ACTIONS} actions")
 
 
 def soft_targets(values, masks, temperature):
     """``softmax(values / temperature)`` over the legal placements (one-hot on the best at temperature 0)."""
     import torch
 
-    best = values.argmax(-1)
     if temperature > 0:
         return torch.softmax(values / temperature, -1) * masks
-    return torch.nn.functional.one_hot(best, values.shape[1]).float()
+    return torch.nn.functional.one_hot(values.argmax(-1), values.shape[1]).float()
 
 
 def held_out_report(net, x, masks, values, held_out, batch=8192) -> dict:
@@ -254,8 +288,8 @@ def fit_student(labels: dict, net_spec: dict, temperature=5.0, epochs=8, lr=1e-3
 
 
 def _cosine(lr, total_steps):
-    """The learning rate after each step: from ``lr`` to 0 over ``total_steps`` (the first step uses step 1's)."""
-    steps = iter(range(1, total_steps + 1))
+    """The learning rate of each step in turn: ``lr`` at the first, falling on a half cosine toward 0."""
+    steps = iter(range(total_steps))
     return lambda: lr * 0.5 * (1 + np.cos(np.pi * next(steps) / total_steps))
 
 
@@ -271,6 +305,8 @@ def _train_epoch(net, optimizer, schedule, data, order, batch):
         rows = order[first:first + batch]
         logp = torch.log_softmax(masked_logits(net(x[rows], masks[rows])[0], masks[rows]), -1)
         loss = -(target[rows] * torch.where(masks[rows], logp, torch.zeros_like(logp))).sum(-1).mean()
+        if not torch.isfinite(loss):
+            raise ValueError("the fit diverged (its loss is not finite); give a smaller --lr")
         optimizer.zero_grad()
         loss.backward()
         rate = schedule()
@@ -290,6 +326,8 @@ def student_spec(meta: dict, hidden_sizes, action_width, action_depth=1) -> dict
 
     spec = {"obs_dim": meta["obs_dim"], "hidden_sizes": list(hidden_sizes), "activation": meta["net"]["activation"],
             "skip": meta["net"].get("skip", True)}
+    if action_depth != 1 and not action_width:
+        raise ValueError(f"--action-depth {action_depth} needs an action scorer (--action-width above 0)")
     if action_width:
         spec.update(action_width=int(action_width),
                     action_inputs=action_blocks(meta["features"], meta["rules"]["num_players"]))
@@ -329,10 +367,9 @@ def _lineup(text):
 
 
 def build_parser():
-    p = argparse.ArgumentParser(prog="python -m training.distill", description=__doc__.splitlines()[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter,
-                                epilog="\n".join(__doc__.splitlines()[2:6]))
-    commands = p.add_subparsers(dest="command", required=True, metavar="{label,fit}")
+    p = OneLineParser(prog="python -m training.distill", description=__doc__.splitlines()[0],
+                      formatter_class=argparse.RawDescriptionHelpFormatter, epilog="\n".join(__doc__.splitlines()[2:6]))
+    commands = p.add_subparsers(dest="command", required=True, metavar="{label,fit}", parser_class=OneLineParser)
     label = commands.add_parser("label", help="the teacher's values at a policy's decisions")
     label.add_argument("output", help="the label file to write (.npz)")
     label.add_argument("--player", required=True, help="the policy file whose decisions are labelled")
@@ -341,8 +378,10 @@ def build_parser():
     label.add_argument("--teacher", default=DEFAULT_TEACHER,
                        help="agent spec valuing each placement (default champion; it needs action_values)")
     label.add_argument("--lineup", type=_lineup, action="append", metavar="SPEC[,SPEC]",
-                       help="the other sides' agents, one lineup per use, drawn by deal seed; 'player' is the "
-                            "player itself (default: " + "; ".join(",".join(x) for x in DEFAULT_LINEUPS) + ")")
+                       help="the other sides' agents (one per other side in seat order, or one for all), one lineup "
+                            "per use, drawn by deal seed; 'player' is the player itself (default: "
+                            + "; ".join(",".join(x) for x in DEFAULT_LINEUPS) + "; with 2 or 4 players the first "
+                            "of each)")
     label.add_argument("--workers", type=_positive("--workers"), default=2, help="processes playing (default 2)")
     fit = commands.add_parser("fit", help="a new policy fit to label files")
     fit.add_argument("output", help="the policy file to write")
@@ -363,17 +402,17 @@ def build_parser():
 
 
 def run_label(args) -> int:
-    check_output_file(args.output, "the output", "labels.npz")
     if args.seed < 0:
         raise ValueError(f"--seed must be at least 0, got {args.seed}")
-    policy = read_checkpoint(args.player)["policy"]
-    rules = RulesConfig.from_options(**policy["rules"])
-    lineups = tuple(args.lineup or DEFAULT_LINEUPS)
-    for spec in {s for lineup in lineups for s in lineup if s != PLAYER} | {args.teacher}:
-        make_agent(spec)  # a bad spec fails here, in one line, before any game
-    if not hasattr(make_agent(args.teacher), "action_values"):
-        raise ValueError(f"--teacher {args.teacher!r} cannot value placements (no action_values); "
-                         "allowed: champion or search specs")
+    check_policy_output(args.output, [args.player])
+    player = PPOAgent(args.player)
+    rules = player.rules
+    lineups = tuple(args.lineup or default_lineups(rules.num_sides))
+    check_lineups(lineups, rules.num_sides)
+    _check_agents({s for lineup in lineups for s in lineup if s != PLAYER}, args.teacher, rules)
+    if all(seed % HELD_OUT_EVERY for seed in range(args.seed, args.seed + min(args.games, HELD_OUT_EVERY))):
+        print(f"note: none of these deal seeds is divisible by {HELD_OUT_EVERY}, so `fit` holds none of these "
+              "games out", file=sys.stderr)
     start = time.time()
 
     def progress(done):
@@ -381,30 +420,45 @@ def run_label(args) -> int:
             print(f"{done}/{args.games} games ({time.time() - start:.0f} s)", flush=True)
 
     labels = collect_labels(args.player, rules, args.games, args.seed, args.teacher, lineups, args.workers, progress)
-    meta = {"player": args.player, "obs_dim": int(policy["net"]["obs_dim"]), "net": policy["net"],
-            "features": policy.get("features", "none"), "rules": rules.to_dict(), "teacher": args.teacher,
-            "lineups": [list(x) for x in lineups], "games": args.games, "seed": args.seed}
+    policy = read_checkpoint(args.player)["policy"]
+    meta = {"player": args.player, "obs_dim": player.obs_dim, "net": policy["net"], "features": player.features,
+            "rules": rules.to_dict(), "teacher": args.teacher, "lineups": [list(x) for x in lineups],
+            "games": args.games, "seed": args.seed}
     save_labels(args.output, labels, meta)
     print(f"wrote {len(labels['inputs'])} labels of {args.games} games to {args.output} ({time.time() - start:.0f} s)")
     return 0
 
 
+def _check_agents(specs, teacher, rules):
+    """Build and seat every agent once, so that a bad spec, or a file for another number of players, fails
+    in one line before any game."""
+    for spec in sorted(specs) + [teacher]:
+        make_agent(spec).reset(0, rules, np.random.default_rng(0))
+    if not hasattr(make_agent(teacher), "action_values"):
+        raise ValueError(f"--teacher {teacher!r} cannot value placements (no action_values); "
+                         "allowed: champion or search specs")
+
+
 def run_fit(args) -> int:
-    if not args.temperature >= 0 or not args.lr > 0 or args.action_width < 0:
-        raise ValueError(f"--temperature must be at least 0, --lr positive and --action-width at least 0; got "
-                         f"{args.temperature}, {args.lr} and {args.action_width}")
-    check_policy_output(args.output)
+    if not (args.temperature == 0 or 0.01 <= args.temperature <= 1000):
+        raise ValueError(f"--temperature must be 0 (the best placement alone) or 0.01 to 1000 points, "
+                         f"got {args.temperature}")
+    if not (math.isfinite(args.lr) and 0 < args.lr <= 1) or args.action_width < 0:
+        raise ValueError(f"--lr must be above 0 and at most 1, and --action-width at least 0; got {args.lr} "
+                         f"and {args.action_width}")
+    check_policy_output(args.output, args.labels)
     labels, meta = load_labels(args.labels)
+    spec = student_spec(meta, args.hidden_sizes, args.action_width, args.action_depth)
+    rules = RulesConfig.from_options(**meta["rules"])
     import torch
 
     torch.set_num_threads(args.threads)
-    spec = student_spec(meta, args.hidden_sizes, args.action_width, args.action_depth)
     start = time.time()
     net, report = fit_student(labels, spec, args.temperature, args.epochs, args.lr, args.batch, args.seed)
     extra = {"distilled_from": meta["teacher"], "label_files": [str(p) for p in args.labels],
              "temperature": args.temperature, "epochs": args.epochs, "lr": args.lr, "batch": args.batch,
              "seed": args.seed, **report}
-    export_policy(args.output, net, RulesConfig.from_options(**meta["rules"]), extra=extra, features=meta["features"])
+    export_policy(args.output, net, rules, extra=extra, features=meta["features"])
     print(f"kept epoch {report['epoch']}: {_describe(report)}; wrote {args.output} ({time.time() - start:.0f} s)")
     return 0
 

@@ -237,6 +237,9 @@ def main(argv=None) -> int:
             raise ValueError(f"--lr must be positive and --kl-weight at least 0; got {args.lr} and {args.kl_weight}")
         if args.seed < 0:
             raise ValueError(f"--seed must be at least 0, got {args.seed}")
+        if args.games < 2:
+            raise ValueError("--games must be at least 2: the first game of every ten is held out, the fit needs "
+                             "the others")
         check_policy_output(args.target, [args.source])
         ckpt = read_checkpoint(args.source)
     except (CheckpointError, ValueError) as exc:

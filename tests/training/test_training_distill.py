@@ -13,6 +13,7 @@ from allfives_env.rules.config import RulesConfig
 from training import value_fit
 from training.distill import (
     DEFAULT_LINEUPS,
+    _cosine,
     PLAYER,
     fit_student,
     label_game,
@@ -34,10 +35,14 @@ def test_the_player_holds_each_side_in_turn_and_the_lineups_follow_the_deal_seed
     assert seat_specs(three, 2, lineups) == ["b", PLAYER, "a"]  # side 1 is the player's; then 2, then 0
     assert seat_specs(three, 5, lineups) == ["c", "d", PLAYER]
     assert seat_specs(three, 6, lineups) == [PLAYER, "a", "b"]
+    assert seat_specs(three, 1, (("a",),)) == ["a", PLAYER, "a"]  # one agent for every other side
     four = RulesConfig(num_players=4)  # a partnership: both seats of a side play the same
-    assert seat_specs(four, 0, lineups) == [PLAYER, "a", PLAYER, "a"]
-    assert seat_specs(four, 3, lineups) == ["c", PLAYER, "c", PLAYER]
+    assert seat_specs(four, 0, (("a",), ("c",))) == [PLAYER, "a", PLAYER, "a"]
+    assert seat_specs(four, 3, (("a",), ("c",))) == ["c", PLAYER, "c", PLAYER]
     assert seat_specs(three, 0) == [PLAYER, *DEFAULT_LINEUPS[0]]  # the default's first lineup is self-play
+    assert seat_specs(four, 11) == ["greedy", PLAYER, "greedy", PLAYER]  # with one other side, each lineup's first
+    with pytest.raises(ValueError, match="names 3 agents; with 3 sides give 2"):
+        seat_specs(three, 0, (("a", "b", "c"),))
 
 
 class ValueSpy(BaseAgent):
@@ -172,6 +177,50 @@ def test_the_value_head_alone_is_the_least_squares_fit_and_the_policy_is_kept():
     assert report["same_action"] == 1.0 and report["ridge_penalty"] == 1e-6
 
 
+def test_the_learning_rate_starts_at_lr_and_falls_on_a_half_cosine():
+    schedule = _cosine(0.1, 4)
+    rates = [schedule() for _ in range(4)]
+    assert rates[0] == 0.1 and rates == sorted(rates, reverse=True) and rates[-1] > 0
+    assert rates[2] == pytest.approx(0.05)
+
+
+def test_a_diverging_fit_stops_with_one_line():
+    labels, meta = synthetic_labels(rows=400)
+    with pytest.raises(ValueError, match="diverged"):
+        fit_student(labels, student_spec(meta, [8], 4), epochs=3, lr=1e30, batch=32, log=lambda _: None)
+
+
+def damaged(tmp_path, name, change):
+    labels, meta = synthetic_labels(rows=20)
+    labels, meta = change(dict(labels), dict(meta))
+    save_labels(tmp_path / name, labels, meta)
+    return str(tmp_path / name)
+
+
+@pytest.mark.parametrize("change,message", [
+    (lambda labels, meta: (labels, {}), "its meta lacks"),
+    (lambda labels, meta: (labels, dict(meta, rules={"num_players": 3, "divisor": 7})), "rules are not valid"),
+    (lambda labels, meta: (dict(labels, inputs=labels["inputs"][:, :100]), meta), "inputs (20, 100)"),
+    (lambda labels, meta: (dict(labels, values=labels["values"][:, :50]), meta), "values (20, 50)"),
+])
+def test_a_damaged_label_file_is_one_line_and_nothing_is_fit(tmp_path, capsys, change, message):
+    path = damaged(tmp_path, "bad.npz", change)
+    assert main(["fit", str(tmp_path / "p.pt"), path]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1 and not (tmp_path / "p.pt").exists()
+
+
+def test_no_command_overwrites_its_own_input(tmp_path, capsys):
+    player = tmp_path / "player.pt"
+    player.write_bytes(open(POLICY_3P, "rb").read())
+    assert main(["label", str(player), "--player", str(player), "--games", "1"]) == 2
+    labels = damaged(tmp_path, "l.npz", lambda labels, meta: (labels, meta))
+    before = open(labels, "rb").read()
+    assert main(["fit", labels, labels, "--epochs", "1"]) == 2
+    assert "is the input file" in capsys.readouterr().err
+    assert open(labels, "rb").read() == before and player.read_bytes() == open(POLICY_3P, "rb").read()
+
+
 @pytest.mark.parametrize("args,message", [
     (["label", "/no/such/folder/l.npz", "--player", POLICY_3P], "does not exist"),
     (["label", "{tmp}/l.npz", "--player", "missing.pt"], "not found"),
@@ -179,8 +228,14 @@ def test_the_value_head_alone_is_the_least_squares_fit_and_the_policy_is_kept():
     (["label", "{tmp}/l.npz", "--player", POLICY_3P, "--lineup", "nobody,greedy"], "nobody"),
     (["label", "{tmp}/l.npz", "--player", POLICY_3P, "--seed", "-3"], "--seed must be at least 0"),
     (["fit", "{tmp}/p.pt", "{tmp}/missing.npz"], "label file not found"),
-    (["fit", "{tmp}/p.pt", "{tmp}/missing.npz", "--temperature", "-1"], "--temperature must be at least 0"),
+    (["fit", "{tmp}/p.pt", "{tmp}/missing.npz", "--temperature", "-1"], "--temperature must be 0"),
     (["fit", POLICY_3P.replace("ppo_3p.pt", ""), "{tmp}/missing.npz"], "folder"),
+    (["label", "{tmp}/l.npz", "--player", POLICY_3P, "--lineup", "greedy,greedy,greedy"], "names 3 agents"),
+    (["label", "{tmp}/l.npz", "--player", POLICY_3P, "--lineup", "ppo:checkpoints/ppo_4p.pt"], "4 players"),
+    (["fit", "{tmp}/p.pt", "{tmp}/missing.npz", "--temperature", "1e-320"], "0.01 to 1000 points"),
+    (["fit", "{tmp}/p.pt", "{tmp}/missing.npz", "--temperature", "inf"], "0.01 to 1000 points"),
+    (["fit", "{tmp}/p.pt", "{tmp}/missing.npz", "--lr", "inf"], "--lr must be above 0"),
+    (["fit", "{tmp}/p.pt", "{tmp}/missing.npz", "--lr", "-1"], "--lr must be above 0"),
 ])
 def test_bad_input_is_one_line_and_writes_nothing(tmp_path, capsys, args, message):
     args = [a.replace("{tmp}", str(tmp_path)) for a in args]
@@ -190,14 +245,20 @@ def test_bad_input_is_one_line_and_writes_nothing(tmp_path, capsys, args, messag
     assert not list(tmp_path.iterdir())
 
 
-def test_bad_counts_and_widths_are_refused_by_the_parser(capsys):
-    for args in (["label", "l.npz", "--player", POLICY_3P, "--games", "0"],
-                 ["fit", "p.pt", "l.npz", "--hidden-sizes", "8,x"]):
+def test_bad_counts_and_widths_are_one_line_from_the_parser(capsys):
+    for args, message in ((["label", "l.npz", "--player", POLICY_3P, "--games", "0"], "--games must be a positive"),
+                          (["fit", "p.pt", "l.npz", "--hidden-sizes", "8,x"], "--hidden-sizes must be positive"),
+                          (["fit", "p.pt", "l.npz", "--hidden-sizes", "0"], "--hidden-sizes must be positive"),
+                          (["label", "l.npz", "--player", POLICY_3P, "--lineup", ""], "--lineup must list agent")):
         with pytest.raises(SystemExit) as exit_info:
             main(args)
-        assert exit_info.value.code == 2
-    err = capsys.readouterr().err
-    assert "--games must be a positive integer" in err and "--hidden-sizes must be positive integers" in err
+        err = capsys.readouterr().err
+        assert exit_info.value.code == 2 and message in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_scorer_depth_without_a_scorer_is_refused():
+    with pytest.raises(ValueError, match="needs an action scorer"):
+        student_spec(synthetic_labels(rows=10)[1], [8], 0, action_depth=2)
 
 
 def test_labels_without_held_out_games_are_refused():

@@ -88,6 +88,7 @@ def test_the_command_writes_a_file_the_champion_reads(tmp_path, capsys):
     (["missing.pt", "{tmp}/v.pt"], "not found"),
     ([POLICY_3P, "{tmp}/v.pt", "--lr", "0"], "--lr must be positive"),
     ([POLICY_3P, "{tmp}/v.pt", "--seed", "-1"], "--seed must be at least 0"),
+    ([POLICY_3P, "{tmp}/v.pt", "--games", "1", "--head-only"], "--games must be at least 2"),
 ])
 def test_bad_input_is_one_line_and_writes_nothing(tmp_path, capsys, args, message):
     args = [a.replace("{tmp}", str(tmp_path)) for a in args]
