@@ -111,3 +111,13 @@ def plus_look_ahead(search_values, leaf_result, legal, points_per_return):
     placements_, values = leaf_result
     by_action = dict(zip(placements_.tolist(), values.tolist()))
     return [w + points_per_return * by_action[a] for w, a in zip(search_values, legal)]
+
+
+def assert_refused_in_one_line(main, args, tmp_path, capsys, message):
+    """``main(args)`` (``{tmp}`` in an argument is ``tmp_path``) exits 2 with one stderr line holding
+    ``message``, and writes nothing into ``tmp_path``."""
+    args = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
+    assert not list(tmp_path.iterdir())

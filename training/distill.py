@@ -45,6 +45,7 @@ from allfives_env.rules.game import Game
 from allfives_env.rules.view import player_view
 
 from .checkpoint import atomic_write, check_policy_output, export_policy
+from .value_fit import positive_integer
 
 PLAYER = "player"  # in a lineup: the policy being labelled
 SEARCH = "search:engine=compiled"
@@ -336,18 +337,6 @@ def student_spec(meta: dict, hidden_sizes, action_width, action_depth=1) -> dict
     return spec
 
 
-def _positive(name):
-    def parse(text):
-        try:
-            value = int(text)
-        except ValueError:
-            value = 0
-        if value < 1:
-            raise argparse.ArgumentTypeError(f"{name} must be a positive integer, got {text!r}")
-        return value
-    return parse
-
-
 def _widths(text):
     try:
         widths = [int(w) for w in text.split(",")]
@@ -373,7 +362,7 @@ def build_parser():
     label = commands.add_parser("label", help="the teacher's values at a policy's decisions")
     label.add_argument("output", help="the label file to write (.npz)")
     label.add_argument("--player", required=True, help="the policy file whose decisions are labelled")
-    label.add_argument("--games", type=_positive("--games"), default=1000, help="games played (default 1000)")
+    label.add_argument("--games", type=positive_integer("--games"), default=1000, help="games played (default 1000)")
     label.add_argument("--seed", type=int, default=600000, help="first deal seed (default 600000)")
     label.add_argument("--teacher", default=DEFAULT_TEACHER,
                        help="agent spec valuing each placement (default champion; it needs action_values)")
@@ -382,22 +371,23 @@ def build_parser():
                             "per use, drawn by deal seed; 'player' is the player itself (default: "
                             + "; ".join(",".join(x) for x in DEFAULT_LINEUPS) + "; with 2 or 4 players the first "
                             "of each)")
-    label.add_argument("--workers", type=_positive("--workers"), default=2, help="processes playing (default 2)")
+    label.add_argument("--workers", type=positive_integer("--workers"), default=2, help="processes playing (default 2)")
     fit = commands.add_parser("fit", help="a new policy fit to label files")
     fit.add_argument("output", help="the policy file to write")
     fit.add_argument("labels", nargs="+", help="label files of `label` (their players must share inputs)")
     fit.add_argument("--temperature", type=float, default=5.0,
                      help="points: the target is softmax(values / temperature); 0 is the best alone (default 5)")
-    fit.add_argument("--epochs", type=_positive("--epochs"), default=8, help="passes over the labels (default 8)")
+    fit.add_argument("--epochs", type=positive_integer("--epochs"), default=8,
+                     help="passes over the labels (default 8)")
     fit.add_argument("--lr", type=float, default=1e-3, help="Adam's first learning rate, cosine to 0 (default 1e-3)")
-    fit.add_argument("--batch", type=_positive("--batch"), default=512, help="labels per step (default 512)")
+    fit.add_argument("--batch", type=positive_integer("--batch"), default=512, help="labels per step (default 512)")
     fit.add_argument("--hidden-sizes", type=_widths, default=[256, 256], help="the trunk (default 256,256)")
     fit.add_argument("--action-width", type=int, default=128, help="the action scorer's width, 0 for none "
                                                                      "(default 128)")
     fit.add_argument("--action-depth", type=int, choices=(1, 2), default=1,
                      help="hidden layers of the action scorer (default 1)")
     fit.add_argument("--seed", type=int, default=0, help="the network's initial weights and order (default 0)")
-    fit.add_argument("--threads", type=_positive("--threads"), default=2, help="torch threads (default 2)")
+    fit.add_argument("--threads", type=positive_integer("--threads"), default=2, help="torch threads (default 2)")
     return p
 
 

@@ -206,7 +206,9 @@ def fit_value_head(net, data, penalties=RIDGE_PENALTIES) -> dict:
             "held_out_rows": int(held_out.sum()), "ridge_penalty": penalty}
 
 
-def _positive(name):
+def positive_integer(name):
+    """An argparse type: a whole number of at least 1, else an error naming ``name``."""
+
     def parse(text):
         try:
             value = int(text)
@@ -222,12 +224,12 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m training.value_fit", description=__doc__.splitlines()[0])
     p.add_argument("source", help="the policy file whose value is refit (ppo_2p.pt, ppo_3p.pt, ppo_4p.pt)")
     p.add_argument("target", help="where to write the refit file (not the source)")
-    p.add_argument("--games", type=_positive("--games"), default=2500, help="games recorded (default 2500)")
+    p.add_argument("--games", type=positive_integer("--games"), default=2500, help="games recorded (default 2500)")
     p.add_argument("--seed", type=int, default=60000, help="first deal seed (default 60000)")
-    p.add_argument("--epochs", type=_positive("--epochs"), default=4, help="passes over the data (default 4)")
+    p.add_argument("--epochs", type=positive_integer("--epochs"), default=4, help="passes over the data (default 4)")
     p.add_argument("--lr", type=float, default=1e-4, help="Adam's learning rate (default 1e-4)")
     p.add_argument("--kl-weight", type=float, default=1.0, help="weight of the policy's KL term (default 1)")
-    p.add_argument("--workers", type=_positive("--workers"), default=2, help="processes playing (default 2)")
+    p.add_argument("--workers", type=positive_integer("--workers"), default=2, help="processes playing (default 2)")
     p.add_argument("--head-only", action="store_true",
                    help="refit the value head alone by ridge regression (the policy is kept bit for bit; "
                         "--epochs, --lr and --kl-weight do not apply)")

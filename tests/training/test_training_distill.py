@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from support import assert_refused_in_one_line
 import torch
 
 from allfives_env.agents.base import BaseAgent
@@ -238,11 +239,7 @@ def test_no_command_overwrites_its_own_input(tmp_path, capsys):
     (["fit", "{tmp}/p.pt", "{tmp}/missing.npz", "--lr", "-1"], "--lr must be above 0"),
 ])
 def test_bad_input_is_one_line_and_writes_nothing(tmp_path, capsys, args, message):
-    args = [a.replace("{tmp}", str(tmp_path)) for a in args]
-    assert main(args) == 2
-    err = capsys.readouterr().err
-    assert message in err and len(err.strip().splitlines()) == 1
-    assert not list(tmp_path.iterdir())
+    assert_refused_in_one_line(main, args, tmp_path, capsys, message)
 
 
 def test_bad_counts_and_widths_are_one_line_from_the_parser(capsys):

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from support import assert_refused_in_one_line
 
 from allfives_env.agents.champion import GAMMA, LeafValues
 from allfives_env.agents.ppo.agent import PPOAgent, build_policy, read_checkpoint
@@ -91,11 +92,7 @@ def test_the_command_writes_a_file_the_champion_reads(tmp_path, capsys):
     ([POLICY_3P, "{tmp}/v.pt", "--games", "1", "--head-only"], "--games must be at least 2"),
 ])
 def test_bad_input_is_one_line_and_writes_nothing(tmp_path, capsys, args, message):
-    args = [a.replace("{tmp}", str(tmp_path)) for a in args]
-    assert main(args) == 2
-    err = capsys.readouterr().err
-    assert message in err and len(err.strip().splitlines()) == 1
-    assert not list(tmp_path.iterdir())
+    assert_refused_in_one_line(main, args, tmp_path, capsys, message)
 
 
 def test_a_bad_count_is_refused_by_the_parser(capsys):
