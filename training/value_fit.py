@@ -25,6 +25,7 @@ and after.
 """
 
 import argparse
+import math
 import os
 import sys
 import time
@@ -38,6 +39,7 @@ from allfives_env.agents.ppo.network import masked_logits
 from allfives_env.agents.registry import make_agent
 from allfives_env.arena.deals import deal_hand
 from allfives_env.arena.game import agent_rng, choose_action
+from allfives_env.cli import OneLineParser
 from allfives_env.rules.actions import DRAW, NUM_ACTIONS
 from allfives_env.rules.config import RulesConfig
 from allfives_env.rules.game import Game
@@ -221,7 +223,7 @@ def positive_integer(name):
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m training.value_fit", description=__doc__.splitlines()[0])
+    p = OneLineParser(prog="python -m training.value_fit", description=__doc__.splitlines()[0])
     p.add_argument("source", help="the policy file whose value is refit (ppo_2p.pt, ppo_3p.pt, ppo_4p.pt)")
     p.add_argument("target", help="where to write the refit file (not the source)")
     p.add_argument("--games", type=positive_integer("--games"), default=2500, help="games recorded (default 2500)")
@@ -235,8 +237,9 @@ def main(argv=None) -> int:
                         "--epochs, --lr and --kl-weight do not apply)")
     args = p.parse_args(argv)
     try:
-        if not (args.lr > 0 and args.kl_weight >= 0):
-            raise ValueError(f"--lr must be positive and --kl-weight at least 0; got {args.lr} and {args.kl_weight}")
+        if not (0 < args.lr <= 1 and 0 <= args.kl_weight < math.inf):
+            raise ValueError(f"--lr must be positive and at most 1, and --kl-weight at least 0 and finite; got "
+                             f"{args.lr} and {args.kl_weight}")
         if args.seed < 0:
             raise ValueError(f"--seed must be at least 0, got {args.seed}")
         if args.games < 2:

@@ -90,15 +90,19 @@ def test_the_command_writes_a_file_the_champion_reads(tmp_path, capsys):
     ([POLICY_3P, "{tmp}/v.pt", "--lr", "0"], "--lr must be positive"),
     ([POLICY_3P, "{tmp}/v.pt", "--seed", "-1"], "--seed must be at least 0"),
     ([POLICY_3P, "{tmp}/v.pt", "--games", "1", "--head-only"], "--games must be at least 2"),
+    ([POLICY_3P, "{tmp}/v.pt", "--lr", "inf"], "--lr must be positive and at most 1"),
+    ([POLICY_3P, "{tmp}/v.pt", "--kl-weight", "nan"], "--kl-weight at least 0 and finite"),
 ])
 def test_bad_input_is_one_line_and_writes_nothing(tmp_path, capsys, args, message):
     assert_refused_in_one_line(main, args, tmp_path, capsys, message)
 
 
-def test_a_bad_count_is_refused_by_the_parser(capsys):
+def test_a_bad_count_is_refused_by_the_parser_in_one_line(capsys):
     with pytest.raises(SystemExit) as exit_info:
         main([POLICY_3P, "/tmp/v.pt", "--games", "0"])
-    assert exit_info.value.code == 2 and "--games must be a positive integer" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and "--games must be a positive integer" in err
+    assert len(err.strip().splitlines()) == 1
 
 
 def test_the_shipped_4_player_value_file_is_the_4_player_policy_before_with_its_value_refit():
