@@ -15,6 +15,7 @@ from training import value_fit
 from training.distill import (
     DEFAULT_LINEUPS,
     _cosine,
+    collect_labels,
     PLAYER,
     fit_student,
     label_game,
@@ -263,3 +264,11 @@ def test_labels_without_held_out_games_are_refused():
     labels["deal_seed"][:] = 7
     with pytest.raises(ValueError, match="held out"):
         fit_student(labels, student_spec(meta, [8], 0), epochs=1, log=lambda _: None)
+
+
+def test_labels_played_by_two_processes_are_the_labels_of_one():
+    config = RulesConfig(num_players=3)
+    one, two = (collect_labels(POLICY_3P, config, 3, 40, teacher="search:samples=4", workers=workers)
+                for workers in (1, 2))
+    assert all(np.array_equal(one[k], two[k], equal_nan=True) for k in one)
+    assert set(one["deal_seed"].tolist()) == {40, 41, 42}
