@@ -45,7 +45,7 @@ from allfives_env.rules.game import Game
 from allfives_env.rules.view import player_view
 
 from .checkpoint import atomic_write, check_policy_output, export_policy
-from .value_fit import positive_integer
+from .value_fit import HELD_OUT_EVERY, positive_integer  # here: the games of every tenth deal seed
 
 PLAYER = "player"  # in a lineup: the policy being labelled
 SEARCH = "search:engine=compiled"
@@ -54,7 +54,6 @@ SEARCH = "search:engine=compiled"
 DEFAULT_LINEUPS = ((PLAYER, PLAYER), (SEARCH, SEARCH), (SEARCH, SEARCH), ("heuristic", "heuristic"),
                    (SEARCH, "heuristic"), ("greedy", SEARCH))
 DEFAULT_TEACHER = "champion"
-HELD_OUT_EVERY = 10  # the games of every tenth deal seed are held out
 TEACHER_SEED_TAG = 99  # the teacher at a seat draws from default_rng([deal_seed, seat, 99])
 LABEL_ARRAYS = ("inputs", "masks", "values", "deal_seed")
 
@@ -422,9 +421,11 @@ def run_label(args) -> int:
 def _check_agents(specs, teacher, rules):
     """Build and seat every agent once, so that a bad spec, or a file for another number of players, fails
     in one line before any game."""
-    for spec in sorted(specs) + [teacher]:
+    for spec in sorted(specs):
         make_agent(spec).reset(0, rules, np.random.default_rng(0))
-    if not hasattr(make_agent(teacher), "action_values"):
+    valuer = make_agent(teacher)
+    valuer.reset(0, rules, np.random.default_rng(0))
+    if not hasattr(valuer, "action_values"):
         raise ValueError(f"--teacher {teacher!r} cannot value placements (no action_values); "
                          "allowed: champion or search specs")
 
