@@ -2,6 +2,7 @@
 
     python -m training.distill label labels.npz --player checkpoints/ppo_3p.pt --games 12000 --seed 600000
     python -m training.distill fit policy.pt labels.npz [more.npz ...]
+    python -m training.distill ensemble mean.npz labels.npz [...] --members a.pt b.pt [...]
     python -m training.value_fit policy.pt final.pt --head-only --games 2500 --seed 615000
 
 ``label``: a policy file (``--player``) holds one side; the other sides are
@@ -18,6 +19,11 @@ and the deal seed. The labels are the teacher's values *where the player goes*
 cross-entropy, under a cosine learning rate. The games of every tenth deal seed
 are held out; the epoch whose held-out regret (the teacher's value of its best
 placement minus that of the network's most likely one) is least is kept.
+
+``ensemble``: the same decisions relabelled by several fitted students: each
+value is ``--temperature`` times the members' mean log-probability of the
+placement, so that ``fit`` at that temperature learns the members' normalised
+geometric mean, one network at one network's cost.
 
 The value head is then fit to the champion's return by ``training.value_fit
 --head-only``. How the shipped 3-player policy was made with these commands:
@@ -320,6 +326,36 @@ def _describe(report):
             f"(training rows {report['train_agreement']:.1%}, {report['train_regret']:.2f})")
 
 
+def ensemble_values(labels: dict, meta: dict, members, temperature=5.0, rows_per_batch=20000) -> np.ndarray:
+    """``temperature`` times the ``members``' (policy files) mean log-probability of each legal placement at
+    each label's inputs; NaN off the legal placements. Every member must read the labels' inputs."""
+    policies = [_member_policy(path, meta) for path in members]
+    legal = labels["masks"].astype(bool)
+    values = np.full(legal.shape, np.nan, np.float32)
+    for start in range(0, len(legal), rows_per_batch):
+        rows = slice(start, start + rows_per_batch)
+        total = sum(_log_probabilities(p, labels["inputs"][rows], legal[rows]).astype(np.float32) for p in policies)
+        mean = total / len(policies)
+        values[rows] = np.where(legal[rows], temperature * mean, np.nan)
+    return values
+
+
+def _member_policy(path, meta):
+    member = PPOAgent(path)
+    mine = (member.features, member.obs_dim, member.rules.to_dict())
+    if mine != (meta["features"], meta["obs_dim"], meta["rules"]):
+        raise ValueError(f"--members {path} reads other inputs ({member.features}, {member.obs_dim} numbers, "
+                         f"{member.rules.num_players} players) than the labels' player ({meta['features']}, "
+                         f"{meta['obs_dim']} numbers, {meta['rules']['num_players']} players)")
+    return member.policy
+
+
+def _log_probabilities(policy, inputs, legal):
+    logits = np.where(legal, policy.batch_logits(inputs, legal).astype(np.float64), -np.inf)
+    logits -= logits.max(axis=1, keepdims=True)
+    return logits - np.log(np.exp(logits).sum(axis=1, keepdims=True))
+
+
 def student_spec(meta: dict, hidden_sizes, action_width, action_depth=1) -> dict:
     """The network spec of a student of the player in ``meta``: the player's inputs, the student's widths."""
     from allfives_env.agents.ppo.features import action_blocks
@@ -357,7 +393,8 @@ def _lineup(text):
 def build_parser():
     p = OneLineParser(prog="python -m training.distill", description=__doc__.splitlines()[0],
                       formatter_class=argparse.RawDescriptionHelpFormatter, epilog="\n".join(__doc__.splitlines()[2:6]))
-    commands = p.add_subparsers(dest="command", required=True, metavar="{label,fit}", parser_class=OneLineParser)
+    commands = p.add_subparsers(dest="command", required=True, metavar="{label,fit,ensemble}",
+                                parser_class=OneLineParser)
     label = commands.add_parser("label", help="the teacher's values at a policy's decisions")
     label.add_argument("output", help="the label file to write (.npz)")
     label.add_argument("--player", required=True, help="the policy file whose decisions are labelled")
@@ -387,6 +424,13 @@ def build_parser():
                      help="hidden layers of the action scorer (default 1)")
     fit.add_argument("--seed", type=int, default=0, help="the network's initial weights and order (default 0)")
     fit.add_argument("--threads", type=positive_integer("--threads"), default=2, help="torch threads (default 2)")
+    ensemble = commands.add_parser("ensemble", help="label files relabelled by several students' mean")
+    ensemble.add_argument("output", help="the label file to write (.npz)")
+    ensemble.add_argument("labels", nargs="+", help="label files of `label`: their decisions are relabelled")
+    ensemble.add_argument("--members", nargs="+", required=True, metavar="POLICY",
+                          help="policy files with the labels' inputs; their mean log-probability is the label")
+    ensemble.add_argument("--temperature", type=float, default=5.0,
+                          help="the fit's temperature at which the target is the members' mean (default 5)")
     return p
 
 
@@ -454,10 +498,28 @@ def run_fit(args) -> int:
     return 0
 
 
+def run_ensemble(args) -> int:
+    if not (math.isfinite(args.temperature) and 0.01 <= args.temperature <= 1000):
+        raise ValueError(f"--temperature must be 0.01 to 1000 points, got {args.temperature}")
+    check_policy_output(args.output, args.labels + args.members)
+    labels, meta = load_labels(args.labels)
+    start = time.time()
+    values = ensemble_values(labels, meta, args.members, args.temperature)
+    meta = {**meta, "teacher": "ensemble:" + "+".join(args.members), "members": list(args.members),
+            "temperature": args.temperature, "relabelled": [str(p) for p in args.labels]}
+    save_labels(args.output, {**labels, "values": values}, meta)
+    print(f"wrote {len(values)} labels, the mean of {len(args.members)} members, to {args.output} "
+          f"({time.time() - start:.0f} s); fit them at --temperature {args.temperature:g}")
+    return 0
+
+
+COMMANDS = {"label": run_label, "fit": run_fit, "ensemble": run_ensemble}
+
+
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        return run_label(args) if args.command == "label" else run_fit(args)
+        return COMMANDS[args.command](args)
     except (CheckpointError, ValueError) as exc:
         sys.stderr.write(f"training.distill {args.command}: error: {exc}\n")
         return 2

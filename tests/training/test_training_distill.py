@@ -16,6 +16,7 @@ from training.distill import (
     DEFAULT_LINEUPS,
     _cosine,
     collect_labels,
+    ensemble_values,
     PLAYER,
     fit_student,
     label_game,
@@ -23,8 +24,10 @@ from training.distill import (
     main,
     save_labels,
     seat_specs,
+    soft_targets,
     student_spec,
 )
+from training.checkpoint import export_policy
 
 POLICY_3P = "checkpoints/ppo_3p.pt"
 
@@ -272,3 +275,70 @@ def test_labels_played_by_two_processes_are_the_labels_of_one():
                 for workers in (1, 2))
     assert all(np.array_equal(one[k], two[k], equal_nan=True) for k in one)
     assert set(one["deal_seed"].tolist()) == {40, 41, 42}
+
+
+def small_student(path, seed=3):
+    """A second 3-player policy file with the shipped file's inputs (fit briefly to synthetic labels)."""
+    labels, meta = synthetic_labels(rows=200, seed=seed)
+    net, _ = fit_student(labels, student_spec(meta, [16], 8), epochs=1, seed=seed, log=lambda _: None)
+    export_policy(str(path), net, RulesConfig(num_players=3), features="lookahead")
+    return str(path)
+
+
+def member_log_probabilities(path, inputs, masks):
+    policy = PPOAgent(path).policy
+    rows = []
+    for x, mask in zip(inputs, masks.astype(bool)):
+        legal = np.flatnonzero(mask)
+        z = policy.logits(x, legal)[legal].astype(np.float64)
+        rows.append(dict(zip(legal, z - z.max() - np.log(np.exp(z - z.max()).sum()))))
+    return rows
+
+
+def test_an_ensembles_values_are_its_members_mean_log_probability_and_fit_to_their_geometric_mean(tmp_path):
+    labels, meta = synthetic_labels(rows=30)
+    other = small_student(tmp_path / "other.pt")
+    values = ensemble_values(labels, meta, [POLICY_3P, other], temperature=4.0, rows_per_batch=7)
+    first, second = (member_log_probabilities(p, labels["inputs"], labels["masks"]) for p in (POLICY_3P, other))
+    legal = labels["masks"].astype(bool)
+    assert np.isnan(values[~legal]).all() and np.isfinite(values[legal]).all()
+    for row in range(30):
+        for action, logp in first[row].items():
+            assert values[row, action] == pytest.approx(4.0 * (logp + second[row][action]) / 2, abs=1e-4)
+    target = soft_targets(torch.from_numpy(np.nan_to_num(values, nan=-1e9)), torch.from_numpy(legal), 4.0).numpy()
+    geometric = np.where(legal, np.exp(values / 4.0), 0.0)
+    assert np.allclose(target, geometric / geometric.sum(axis=1, keepdims=True), atol=1e-5)
+    alone = ensemble_values(labels, meta, [POLICY_3P], temperature=1.0)
+    assert all(alone[row, a] == pytest.approx(logp, abs=1e-4) for row in range(30) for a, logp in first[row].items())
+
+
+def test_the_ensemble_command_relabels_the_decisions_and_fit_learns_them(tmp_path, capsys):
+    labels, meta = synthetic_labels(rows=400)
+    save_labels(tmp_path / "l.npz", labels, meta)
+    other = small_student(tmp_path / "other.pt")
+    out = tmp_path / "mean.npz"
+    assert main(["ensemble", str(out), str(tmp_path / "l.npz"), "--members", POLICY_3P, other]) == 0
+    assert "fit them at --temperature 5" in capsys.readouterr().out
+    relabelled, new_meta = load_labels([out])
+    assert new_meta["teacher"] == f"ensemble:{POLICY_3P}+{other}" and new_meta["members"] == [POLICY_3P, other]
+    for name in ("inputs", "masks", "deal_seed"):
+        assert np.array_equal(relabelled[name], labels[name])
+    assert not np.array_equal(relabelled["values"], labels["values"], equal_nan=True)
+    assert main(["fit", str(tmp_path / "s.pt"), str(out), "--epochs", "1", "--hidden-sizes", "16",
+                 "--action-width", "8", "--threads", "1"]) == 0
+    assert read_checkpoint(str(tmp_path / "s.pt"))["extra"]["distilled_from"].startswith("ensemble:")
+
+
+@pytest.mark.parametrize("members,extra,message", [
+    (["checkpoints/ppo_4p.pt"], [], "reads other inputs (lookahead, 1027 numbers, 4 players)"),
+    (["checkpoints/benchmark_v1/ppo_3p.pt"], [], "reads other inputs (reply_control, 653"),
+    (["{tmp}/missing.pt"], [], "not found"),
+    ([POLICY_3P], ["--temperature", "0"], "--temperature must be 0.01 to 1000"),
+    ([POLICY_3P], ["--temperature", "nan"], "--temperature must be 0.01 to 1000"),
+])
+def test_an_ensemble_of_unfit_members_is_one_line_and_writes_nothing(tmp_path, capsys, members, extra, message):
+    labels = damaged(tmp_path, "l.npz", lambda labels, meta: (labels, meta))
+    members = [m.format(tmp=tmp_path) for m in members]
+    assert main(["ensemble", str(tmp_path / "out.npz"), labels, "--members", *members, *extra]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1 and not (tmp_path / "out.npz").exists()
