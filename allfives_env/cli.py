@@ -21,6 +21,10 @@ import sys
 from .rules.config import RulesConfig
 
 USAGE_ERROR = 2
+#: The optional dependencies a command may import, and the extra (pyproject.toml) that installs each.
+EXTRA_OF_MODULE = {"torch": "train", "tensorboard": "train", "matplotlib": "train", "uvicorn": "web",
+                   "starlette": "web", "stable_baselines3": "sb3", "sb3_contrib": "sb3", "ray": "rllib",
+                   "pyspiel": "openspiel", "open_spiel": "openspiel"}
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -538,6 +542,13 @@ def main(argv=None) -> int:
         return args._run(args)
     except ValueError as exc:
         sys.stderr.write(f"{args._prog}: error: {exc}\n")
+        return USAGE_ERROR
+    except ModuleNotFoundError as exc:
+        extra = EXTRA_OF_MODULE.get((exc.name or "").split(".")[0])
+        if extra is None:
+            raise  # not an optional dependency: a real error
+        sys.stderr.write(f"{args._prog}: error: this needs {exc.name!r}, which is not installed; install it with: "
+                         f'pip install -e ".[{extra}]"\n')
         return USAGE_ERROR
     except OSError as exc:  # a file that cannot be read or written: its name and why, on one line
         where = f"{exc.filename}: " if exc.filename else ""

@@ -278,3 +278,27 @@ def test_an_output_folder_that_is_not_writable(capsys, no_work, tmp_path, monkey
         assert_one_line_error(*run_cli(capsys, *argv, str(tmp_path / name)), option,
                               f"folder {tmp_path} is not writable")
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("argv", [
+    ["eval", "--players", "2", "--agents", "ppo:checkpoints/ppo_2p.pt", "greedy", "--games", "2"],
+    ["train", "--config", "configs/ppo_2p.yaml", "--run-dir", "{tmp}/run"],
+    ["exploit", "greedy", "--players", "2", "--run-dir", "{tmp}/br"],
+])
+def test_a_command_needing_the_train_extra_says_how_to_install_it(capsys, monkeypatch, tmp_path, argv):
+    monkeypatch.setitem(sys.modules, "torch", None)  # as if only the env were installed (pip install -e .)
+    status, out, err = run_cli(capsys, *[a.replace("{tmp}", str(tmp_path)) for a in argv])
+    assert_one_line_error(status, out, err, "needs", "torch", 'pip install -e ".[train]"')
+    assert not list(tmp_path.iterdir())
+
+
+def test_a_missing_module_that_no_extra_installs_is_not_hidden(capsys, monkeypatch):
+    def broken(args):
+        import allfives_env.no_such_module  # noqa: F401
+
+    import allfives_env.cli as cli
+
+    add, _, help_text = cli.SUBCOMMANDS["eval"]
+    monkeypatch.setitem(cli.SUBCOMMANDS, "eval", (add, broken, help_text))
+    with pytest.raises(ModuleNotFoundError):
+        main(["eval", "--players", "2", *AGENTS, "--games", "1"])

@@ -89,8 +89,11 @@ def _load_plain(path):
     """``torch.load(path, weights_only=True)``, its failures as one line."""
     import pickle
 
-    import torch
-
+    try:
+        import torch
+    except ImportError:
+        raise CheckpointError(f"reading the policy file {path!r} needs torch, which is not installed; install it "
+                              'with: pip install -e ".[train]"') from None
     if not os.path.isfile(path):
         raise CheckpointError(f"checkpoint not found: {path!r}")
     try:
