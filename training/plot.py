@@ -20,6 +20,8 @@ import sys
 
 import yaml
 
+from allfives_env.arena.outputs import check_output_folder
+
 
 def read_metrics(run_dir) -> dict:
     """metrics.csv as ``{column: [float or None, ...]}``."""
@@ -86,13 +88,13 @@ def plot_runs(run_dirs, out_dir, chain=False) -> list:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    os.makedirs(out_dir, exist_ok=True)
     starts = []
     if chain:
         joined, starts = chain_metrics(run_dirs)
         runs = [(run_dirs[-1], joined)]
     else:
         runs = [(d, read_metrics(d)) for d in run_dirs]
+    os.makedirs(out_dir, exist_ok=True)  # only once every run has been read
     written = []
     for xkey, xlabel, scale, name in (("global_step", "decisions (all seats)", 1.0, "winrate_steps.png"),
                                       ("wall_s", "wall time (minutes)", 1 / 60, "winrate_time.png")):
@@ -154,10 +156,12 @@ def main(argv=None) -> int:
                    help="the folders are consecutive phases of one agent: join them into one curve")
     args = p.parse_args(argv)
     try:
+        if args.out:  # the folder itself may be new, as RUN_DIR/plots is; the folder it goes in must exist
+            check_output_folder(os.path.dirname(os.path.abspath(args.out)), f"--out {args.out}")
         out = args.out or os.path.join(args.run_dirs[0], "plots")
         for path in plot_runs(args.run_dirs, out, chain=args.chain):
             print(path)
-    except FileNotFoundError as exc:
+    except (FileNotFoundError, ValueError) as exc:
         sys.stderr.write(f"training.plot: error: {exc}\n")
         return 2
     return 0

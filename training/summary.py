@@ -16,11 +16,14 @@ from .plot import read_metrics
 
 def summarize(run_dir, reach=0.6, vs="greedy") -> dict:
     m = read_metrics(run_dir)
+    logged = [i for i, v in enumerate(m.get("global_step", [])) if v is not None]
+    if not logged:
+        raise ValueError(f"{run_dir!r} has no update logged in its metrics.csv yet")
     ups = [i for i, s in enumerate(m["sps"]) if s is not None]
     parts = ("t_env", "t_inference", "t_bookkeeping", "t_update", "t_eval")
     totals = {p: sum(v for v in m[p] if v is not None) for p in parts}
     busy = sum(totals.values()) or 1.0
-    last = max(i for i, v in enumerate(m["global_step"]) if v is not None)
+    last = logged[-1]
     out = {"run": run_dir, "decisions": int(m["global_step"][last]), "wall_min": m["wall_s"][last] / 60,
            "sps_per_update_mean": statistics.mean(m["sps"][i] for i in ups) if ups else float("nan"),
            "sps_overall": m["global_step"][last] / max(m["wall_s"][last], 1e-9),
@@ -48,7 +51,11 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     rows = []
     for run in args.run_dirs:
-        s = summarize(run, args.reach, args.vs)
+        try:
+            s = summarize(run, args.reach, args.vs)
+        except (FileNotFoundError, ValueError) as exc:
+            sys.stderr.write(f"training.summary: error: {exc}\n")
+            return 2
         rows.append(s)
         split = ", ".join(f"{k} {v:.0%}" for k, v in s["time_split"].items())
         print(f"{run}: {s['decisions']:,} decisions in {s['wall_min']:.1f} min; "

@@ -18,6 +18,7 @@ from training.checkpoint import load_checkpoint
 from training.cli import main as train_main
 from training.config import load_config, to_dict
 from training.plot import main as plot_main
+from training.summary import main as summary_main
 
 FAST = ["eval_every=0", "torch_threads=1", "tensorboard=false", "anneal_lr=false", "total_timesteps=2048", "checkpoint_minutes=0"]
 
@@ -53,10 +54,26 @@ def test_smoke_config_runs_the_whole_pipeline(tmp_path):
     assert plot_main([run]) == 0
     for name in ("winrate_steps.png", "winrate_time.png", "training.png"):
         assert os.path.getsize(os.path.join(run, "plots", name)) > 1000
+    assert summary_main([run]) == 0
     # the trained policy plays in the arena as ppo:PATH
     match = run_match(RulesConfig(num_players=2, target=60), [f"ppo:{run}/policy.pt", "random"], 4, seed=3)
     assert match.to_dict()["agents"][0]["games"] == 4
     assert time.time() - t0 < 60
+
+
+def test_summary_and_plot_refuse_a_folder_that_is_not_a_run_in_one_line_and_create_nothing(tmp_path, capsys):
+    def refused(main, args, words):
+        assert main([str(a) for a in args]) == 2
+        err = capsys.readouterr().err
+        assert words in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+    refused(summary_main, [tmp_path], "has no metrics.csv (is it a run folder?)")
+    refused(plot_main, [tmp_path / "nope"], "has no metrics.csv")
+    assert not (tmp_path / "nope").exists()
+    refused(plot_main, [tmp_path, "--out", tmp_path / "a" / "b"], "folder " + str(tmp_path / "a") + " does not exist")
+    assert not (tmp_path / "a").exists()
+    (tmp_path / "metrics.csv").write_text("update,global_step,wall_s\n")
+    refused(summary_main, [tmp_path], "has no update logged")
 
 
 def test_same_seed_same_first_updates_and_exact_resume(tmp_path):
