@@ -35,7 +35,7 @@ from allfives_env.rules import RulesConfig
 
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--players", type=int, default=2, help="2, 3 or 4 (4: the learner plays one seat)")
+    p.add_argument("--players", type=int, choices=(2, 3, 4), default=2, help="4: the learner plays one seat")
     p.add_argument("--opponent", default="greedy",
                    help="every other seat: random, greedy, heuristic or ppo:PATH (--env single: any arena spec)")
     p.add_argument("--env", choices=["vector", "single"], default="vector", help="the batched VecEnv or one game")
@@ -65,9 +65,23 @@ def parse_args(argv=None):
         check_run_args(args, positive=["num_envs", "timesteps", "n_steps", "batch_size", "n_epochs", "eval_games"],
                        at_least_zero=["minutes", "curve_every"], specs=["opponent", "eval_against"],
                        outputs=["json", "save"])
+        check_opponent(args)
     except ValueError as exc:
         p.error(str(exc))
     return args
+
+
+def check_opponent(args):
+    """Build the env once, one game wide, so that an opponent it cannot play (no batched twin, a policy file
+    for another number of players) fails in one line before training."""
+    if args.env == "vector":
+        from allfives_env.integrations.sb3_vec import AllFivesVecEnv
+
+        AllFivesVecEnv(1, num_players=args.players, opponents=args.opponent).close()
+    else:
+        env = SingleAgentAllFives(num_players=args.players, opponents=args.opponent)
+        env.reset(seed=0)  # the opponents are seated, and checked, at a reset
+        env.close()
 
 
 def make_env(args):

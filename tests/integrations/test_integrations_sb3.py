@@ -84,6 +84,10 @@ def test_the_example_reward_adds_the_win_bonus_once_per_game():
     (["--opponent", "grdy"], "unknown agent spec 'grdy'"),
     (["--eval-against", "greedy", "ppo:missing.pt"], "checkpoint not found"),
     (["--json", "/no/such/folder/run.json"], "does not exist"),
+    (["--opponent", "champion"], "has no batched twin"),
+    (["--opponent", "ppo:checkpoints/ppo_3p.pt"], "3 players"),
+    (["--env", "single", "--opponent", "ppo:checkpoints/ppo_3p.pt"], "3 players"),
+    (["--players", "5"], "invalid choice: 5"),
 ])
 def test_the_example_refuses_bad_arguments_before_training(args, message, capsys, monkeypatch):
     example = load_example()
