@@ -44,7 +44,9 @@ def check_action_id(action) -> int:
         as_int = int(action)
     except (TypeError, ValueError):
         raise ValueError(f"action {action!r} is not an integer; allowed 0..{NUM_ACTIONS - 1}") from None
-    if as_int != action or not 0 <= as_int < NUM_ACTIONS:
+    if as_int != action:
+        raise ValueError(f"action {action!r} is not an integer; allowed integers 0..{NUM_ACTIONS - 1}")
+    if not 0 <= as_int < NUM_ACTIONS:
         raise ValueError(f"action {action!r} is out of range; allowed integers 0..{NUM_ACTIONS - 1}")
     return as_int
 

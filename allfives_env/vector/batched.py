@@ -10,7 +10,7 @@ from ..compiled.rng import seed_streams, seed_streams_by_id
 from ..compiled.state import NUM_FIELDS, kernel_config
 from ..compiled.step import reset_all, set_deal, step_all_parallel, step_all_serial
 from ..env.encoders import default_layout
-from ..env.options import ENV_OPTIONS, EnvOptions, check_bool
+from ..env.options import ENV_OPTIONS, EnvOptions, check_bool, check_seed
 from ..rules.actions import NUM_ACTIONS, action_name
 from ..rules.config import RulesConfig
 from ..rules.game import validate_deal, validate_scores
@@ -142,7 +142,7 @@ class VectorAllFives:
         ``np.arange(B)`` (every game its own stream). Raises ``ValueError`` (before
         changing anything) for another shape, a non-integer dtype or a negative id."""
         ids = self._check_deal_ids(deal_ids)
-        base = np.random.SeedSequence(seed).generate_state(1, np.uint64)[0]
+        base = np.random.SeedSequence(check_seed(seed)).generate_state(1, np.uint64)[0]
         if ids is None:
             seed_streams(self._rng, base)
         else:

@@ -158,3 +158,9 @@ def test_a_pool_with_a_spec_twice_is_refused_before_any_game(monkeypatch):
     monkeypatch.setattr(ratings, "run_match", lambda *a, **k: pytest.fail("played a match"))
     with pytest.raises(ValueError, match="'random' is in the pool twice; give each agent once"):
         rate_agents(RulesConfig(num_players=2), ["random", "greedy", "random"], games=2)
+
+
+@pytest.mark.parametrize("seed", [-1, None, 2.5, True])
+def test_a_match_seed_must_be_a_non_negative_integer(seed):
+    with pytest.raises(ValueError, match=r"seed=.* is not allowed; allowed: a non-negative integer"):
+        run_match(RulesConfig(num_players=2), ["random", "random"], games=2, seed=seed)

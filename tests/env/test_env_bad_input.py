@@ -26,7 +26,7 @@ def env():
 
 
 @pytest.mark.parametrize("action, message", [
-    (114, "out of range"), (-1, "out of range"), (2.5, "out of range"), ("draw", "not an integer"),
+    (114, "out of range"), (-1, "out of range"), (2.5, "2.5 is not an integer"), ("draw", "not an integer"),
     (None, "step(None) is only for agents that are done"),
 ])
 def test_out_of_range_actions(env, action, message):

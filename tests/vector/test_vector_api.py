@@ -244,3 +244,13 @@ def test_final_viewers_choose_who_sees_the_final_observation():
     assert seen > 0
     with pytest.raises(ValueError, match="final_viewers"):
         venv.step(random_legal_actions(out.mask, pick), final_viewers=np.full(64, 2))
+
+
+@pytest.mark.parametrize("seed", [-1, 1.5, True, "7"])
+def test_a_bad_seed_is_refused_by_name_and_the_games_are_kept(seed):
+    venv = VectorAllFives(4, num_players=2)
+    venv.reset(seed=3)
+    before = (venv._st.copy(), venv._rng.copy())
+    with pytest.raises(ValueError, match=r"seed=.* is not allowed; allowed: None or a non-negative integer"):
+        venv.reset(seed=seed)
+    assert np.array_equal(venv._st, before[0]) and np.array_equal(venv._rng, before[1])
