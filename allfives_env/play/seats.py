@@ -19,8 +19,8 @@ def play_seat_specs(num_players, seat, agents, partner=None):
     if len(agents) == 1:
         agents = agents * len(opponents)
     if len(agents) != len(opponents):
-        raise ValueError(f"{len(agents)} agent specs for {len(opponents)} opponents; give one spec for all "
-                         f"of them or one per opponent seat ({', '.join(map(str, opponents))})")
+        seats = f"{len(opponents)} opponent seat{'s' if len(opponents) > 1 else ''} ({', '.join(map(str, opponents))})"
+        raise ValueError(f"{len(agents)} agent specs for {seats}; give one spec for all of them or one per seat")
     specs = [None] * num_players
     for s, spec in zip(opponents, agents):
         specs[s] = spec
