@@ -442,7 +442,12 @@ def run_serve(args) -> int:
     family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((args.host, args.port))  # an OSError here (port taken) is one line from main()
+    try:
+        sock.bind((args.host, args.port))
+    except OSError as exc:  # the port taken, or a host that is not this machine's
+        sock.close()
+        raise ValueError(f"cannot listen on --host {args.host} --port {args.port}: {exc.strerror or exc}; give "
+                         "another --port (0: any free one) or a --host address of this machine") from None
     sock.listen(128)  # connections wait from now on, so the address printed next is already good
     port = sock.getsockname()[1]
     shown = f"[{args.host}]" if family == socket.AF_INET6 else args.host

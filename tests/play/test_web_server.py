@@ -2,6 +2,7 @@
 games side by side, record uploads; the command itself and `replay --html`."""
 
 import json
+import socket
 import subprocess
 import sys
 import threading
@@ -339,6 +340,14 @@ def test_serve_starts_a_local_server_and_refuses_a_bad_start():
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "no class named 'path'" in bad.stderr
     bad = _cli("serve", "--port", "70000")
     assert bad.returncode == 2 and "allowed: a port 0..65535" in bad.stderr
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        bad = _cli("serve", "--port", str(port))
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1
+    assert f"cannot listen on --host 127.0.0.1 --port {port}" in bad.stderr
+    assert "(0: any free one)" in bad.stderr
 
 
 def test_replay_html_writes_one_self_contained_page(tmp_path):
