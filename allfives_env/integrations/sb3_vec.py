@@ -34,6 +34,9 @@ class AllFivesVecEnv(VecEnv):
 
     def __init__(self, num_envs, num_players=2, learner="random", opponents="greedy", control="seat",
                  illegal_action="penalize", illegal_reward=-1.0, reward_scale=1.0, **options):
+        if "obs" in options:  # an option of the Gymnasium wrappers, easily carried over
+            raise ValueError(f"obs={options['obs']!r} is not an option here: SB3's VecEnv observations are always "
+                             "flat vectors (obs='dict' is for AllFivesVectorEnv and SingleAgentAllFives)")
         self.games = LearnerGames(num_envs, num_players, learner, opponents, control, illegal_action,
                                   illegal_reward, reward_scale, **options)
         self.render_mode = None

@@ -96,3 +96,11 @@ def test_the_example_refuses_bad_arguments_before_training(args, message, capsys
         example.main(args)
     err = capsys.readouterr().err
     assert exit_info.value.code == 2 and message in err and err.strip().splitlines()[-1].count("error:") == 1
+
+
+def test_the_gymnasium_wrappers_obs_option_is_refused_with_where_it_belongs():
+    from allfives_env.integrations.sb3_vec import AllFivesVecEnv
+
+    with pytest.raises(ValueError, match=r"obs='dict' is not an option here: .* always flat vectors \(obs='dict' is "
+                                         r"for AllFivesVectorEnv and SingleAgentAllFives\)"):
+        AllFivesVecEnv(2, obs="dict")
