@@ -317,7 +317,11 @@ def make_encoder(spec, config: RulesConfig):
             raise ValueError(f"unknown encoder {spec!r}; allowed: {sorted(ENCODERS)} or an encoder class/instance")
         return ENCODERS[spec](config)
     if isinstance(spec, type):
-        return spec(config)
+        try:
+            return spec(config)
+        except TypeError as exc:
+            raise ValueError(f"encoder class {spec.__name__} cannot be built as {spec.__name__}(config) ({exc}); "
+                             "give its constructor a RulesConfig argument, or pass an instance") from None
     if hasattr(spec, "encode") and hasattr(spec, "size"):
         return spec
     raise ValueError(f"encoder {spec!r} is neither a name, a class nor an object with .encode and .size")

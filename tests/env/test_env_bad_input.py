@@ -25,6 +25,15 @@ def env():
     return e
 
 
+class EncoderWithoutConfig:
+    """Has an encoder's attributes, but its constructor takes no RulesConfig."""
+
+    size = 3
+
+    def encode(self, game, seat):
+        return np.zeros(3, np.float32)
+
+
 @pytest.mark.parametrize("action, message", [
     (114, "out of range"), (-1, "out of range"), (2.5, "2.5 is not an integer"), ("draw", "not an integer"),
     (None, "step(None) is only for agents that are done"),
@@ -230,6 +239,8 @@ def test_reset_options_must_be_a_mapping(options):
     ({"encoder": 5}, "encoder=5 is not allowed; allowed: ['default', 'history'], an encoder class, or an object"),
     ({"encoder": None}, "encoder=None is not allowed"),
     ({"encoder": int}, "encoder=<class 'int'> is not allowed"),
+    ({"encoder": EncoderWithoutConfig}, "encoder class EncoderWithoutConfig cannot be built as "
+                                         "EncoderWithoutConfig(config)"),
     ({"backend": None}, "backend=None is not allowed; allowed: ['auto', 'numba', 'python']"),
     ({"backend": "cuda"}, "backend='cuda' is not allowed"),
     ({"episode": None}, "episode=None is not allowed; allowed: ['game', 'hand']"),
