@@ -345,7 +345,8 @@ def run_play(args) -> int:
 
 def add_watch(p):
     p.add_argument("--agents", nargs="+", required=True, metavar="SPEC",
-                   help="one spec per side (as for eval; with 4 players one per partnership) or one per seat")
+                   help="one spec per side (as for eval; with 4 players one per partnership), one per seat, "
+                        "or one for every seat")
     p.add_argument("--delay", type=_delay, default=None,
                    help=f"seconds between screens, 0..{MAX_DELAY:g} (default 0.8 on a terminal, 0 otherwise)")
     p.add_argument("--record", metavar="PATH.jsonl", help="write the game as a replayable record")

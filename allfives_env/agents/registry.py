@@ -223,6 +223,8 @@ def _parse_options(text, allow_positional, spec):
                 path = item
                 continue
             raise ValueError(f"cannot read option {item!r} in agent spec {spec!r}; write key=value")
+        if key.strip() in options:
+            raise ValueError(f"option {key.strip()!r} is given twice in agent spec {spec!r}; give each option once")
         options[key.strip()] = _literal(value.strip())
     return path, options
 

@@ -31,7 +31,7 @@ def play_seat_specs(num_players, seat, agents, partner=None):
 
 def watch_seat_specs(num_players, agents):
     """Specs per seat for ``allfives watch``: one per side (as in ``allfives eval``;
-    with 4 players each partnership's spec plays both its seats), or one per seat."""
+    with 4 players each partnership's spec plays both its seats), one per seat, or one for every seat."""
     agents = list(agents)
     sides = 2 if num_players == 4 else num_players
     if len(agents) == 1:
@@ -41,4 +41,4 @@ def watch_seat_specs(num_players, agents):
     if len(agents) == sides:
         return [agents[seat % 2] for seat in range(4)]
     raise ValueError(f"{spec_count(len(agents))} for {num_players} players; give one per side ({sides})"
-                     + (" or one per seat (4)" if num_players == 4 else ""))
+                     + (", one per seat (4)" if num_players == 4 else "") + " or one for every seat")

@@ -67,6 +67,7 @@ def test_spec_parser():
     assert isinstance(make_agent("allfives_env.agents.random_agent:RandomAgent"), RandomAgent)
     assert isinstance(make_agent("heuristic:reply_weight=0"), HeuristicAgent)
     for bad, words in [("nosuch", "unknown agent spec"), ("greedy:oops", "key=value"),
+                       ("search:samples=32,samples=4", "option 'samples' is given twice in agent spec"),
                        ("search:nosuch=1", "agent .search. has no option .nosuch..*its options: samples, depth"), ("nosuchmodule:Cls", "cannot import"),
                        ("ppo:/no/such/file.pt", "checkpoint not found"),
                        ("ppo:checkpoints", r"'checkpoints' is a folder, not a checkpoint \(in agent spec 'ppo:checkpoints'\)"),
