@@ -7,7 +7,7 @@ import threading
 import time
 
 from .checkpoint import export_policy
-from .config import TrainConfig
+from .config import ConfigError, TrainConfig
 from .metrics import MetricsLog
 from .run_folder import check_can_make, check_new_run_folder, new_run_dir, save_config
 from .trainer import Trainer
@@ -27,6 +27,8 @@ def train(cfg: TrainConfig, run_dir=None, resume=False) -> dict:
     trainer = Trainer(cfg, run_dir)
     if resume:
         trainer.restore(os.path.join(run_dir, "latest.pt"))
+        if budget_spent(trainer, cfg):  # nothing to run: say so rather than re-export the same policy
+            raise ConfigError(_budget_spent_text(trainer, cfg, run_dir))
     os.makedirs(run_dir, exist_ok=True)
     save_config(cfg, run_dir)
     origin = _THREADS_ORIGIN[trainer.threads_source]
@@ -90,6 +92,15 @@ class StopRequest:
     def restore(self, previous):
         for sig, handler in (previous or {}).items():
             signal.signal(sig, handler)
+
+
+def _budget_spent_text(trainer, cfg, run_dir) -> str:
+    if trainer.global_step >= cfg.total_timesteps:
+        spent, more = f"{trainer.global_step:,} decisions", f"total_timesteps={2 * cfg.total_timesteps}"
+    else:
+        spent, more = f"{trainer.elapsed / 60:.1f} minutes", f"max_minutes={2 * cfg.max_minutes:g}"
+    return (f"the run in {run_dir} has used its budget ({spent}); nothing to resume until it is raised, "
+            f"e.g. --resume {run_dir} {more}")
 
 
 def budget_spent(trainer, cfg) -> bool:

@@ -31,7 +31,7 @@ def _same(a, b):
     return a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
 
 
-def test_smoke_config_runs_the_whole_pipeline(tmp_path):
+def test_smoke_config_runs_the_whole_pipeline(tmp_path, capsys):
     t0 = time.time()
     run = str(tmp_path / "run")
     assert train_main(["--config", "configs/smoke.yaml", "--run-dir", run]) == 0
@@ -51,6 +51,13 @@ def test_smoke_config_runs_the_whole_pipeline(tmp_path):
     assert load_checkpoint(os.path.join(run, "latest.pt"))["update"] == 8
     updates = [int(row.split(",")[0]) for row in open(os.path.join(run, "metrics.csv")).read().splitlines()[1:]]
     assert updates == list(range(1, 9))  # one row per update, the resumed ones after the first run's
+    latest = open(os.path.join(run, "latest.pt"), "rb").read()
+    capsys.readouterr()
+    assert cli_main(["train", "--resume", run]) == 2  # its budget is spent: nothing to resume
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "has used its budget (8,192 decisions)" in err
+    assert err.endswith(f"--resume {run} total_timesteps=16384")
+    assert open(os.path.join(run, "latest.pt"), "rb").read() == latest
     assert plot_main([run]) == 0
     for name in ("winrate_steps.png", "winrate_time.png", "training.png"):
         assert os.path.getsize(os.path.join(run, "plots", name)) > 1000
