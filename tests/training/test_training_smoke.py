@@ -134,8 +134,9 @@ def test_bad_checkpoints_are_clear_errors(tmp_path, capsys):
     assert "already holds a run" in err and f"--resume {run}" in err and len(err.strip().splitlines()) == 1
     assert before == {name: open(f"{run}/{name}", "rb").read() for name in before}
     (tmp_path / "junk.pt").write_bytes(b"not a checkpoint at all")
-    with pytest.raises(ValueError, match="damaged or not a torch file"):
+    with pytest.raises(ValueError, match="damaged or not a torch file") as refused:
         make_agent(f"ppo:{tmp_path / 'junk.pt'}")
+    assert "weights_only" not in str(refused.value)  # torch's advice to load it unsafely is not passed on
     with pytest.raises(ValueError, match="not found"):
         make_agent(f"ppo:{tmp_path / 'missing.pt'}")
     agent = make_agent(f"ppo:{run}/policy.pt")

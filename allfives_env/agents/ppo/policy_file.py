@@ -104,6 +104,8 @@ def _load_plain(path):
                                   "which no policy file or checkpoint written here contains (loading them could "
                                   "run code)") from None
         first = str(exc).splitlines()[0] if str(exc) else ""
+        if "weights_only" in first:  # torch's advice to load unsafely: not what a user should do here
+            first = "not a file of tensors and plain data"
         raise CheckpointError(f"cannot read checkpoint {path!r}: it is damaged or not a torch file "
                               f"({type(exc).__name__}: {first})") from None
 
