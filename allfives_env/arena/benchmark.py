@@ -48,6 +48,7 @@ import os
 import numpy as np
 
 from ..agents.batched import check_batched_spec
+from ..agents.registry import parse_spec
 from ..rules.config import RulesConfig
 from .batched import batched_match
 from .deals import hand_deal
@@ -254,8 +255,27 @@ def run_benchmark(spec, num_players: int, quick: bool = False, opponents=None, w
                                          "the reference against itself is constant" if opponent == REFERENCE else
                                          "no batched twin")
         rows.append(row)
-    return {**deals_info, "candidate": str(spec), "reference": REFERENCE, "reference_deals": reference_deals,
-            "full_ladder": opponents is None, "quick": bool(quick), "opponents": rows}
+    return {**deals_info, "candidate": str(spec), "candidate_files": candidate_files(spec), "reference": REFERENCE,
+            "reference_deals": reference_deals, "full_ladder": opponents is None, "quick": bool(quick),
+            "opponents": rows}
+
+
+def candidate_files(spec) -> dict:
+    """``{path: sha256 of its bytes}`` of the files a spec names (``ppo:PATH``, ``champion:value=PATH``...),
+    so a scorecard says which file it scored."""
+    if not isinstance(spec, str):
+        return {}
+    _, path, options = parse_spec(spec)
+    named = [path] + [value for value in options.values() if isinstance(value, str)]
+    return {name: _file_sha256(name) for name in named if name and os.path.isfile(name)}
+
+
+def _file_sha256(path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def _has_batched_twin(spec) -> bool:

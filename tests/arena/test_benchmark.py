@@ -1,6 +1,7 @@
 """allfives-benchmark-v1 (arena.benchmark, `allfives benchmark`): pinned deal sets, scores equal to a plain
 arena match on the same deals, and a control variate that is unbiased and reduces the variance it reports."""
 
+import hashlib
 import json
 import subprocess
 import sys
@@ -65,6 +66,7 @@ def test_greedys_scorecard_matches_plain_arena_matches_on_the_same_deals(tmp_pat
         assert row["win_rate"]["raw"]["ci95"] == pytest.approx(me["win_rate_ci95"])
         assert row["margin"]["raw"]["mean"] == pytest.approx(me["margin_per_game"])
         assert row["win_rate"]["duplicate"]["mean"] == pytest.approx(me["win_rate"])
+    assert card["candidate_files"] == {}  # greedy reads no file
     # greedy is the control variate's reference: it gets none against any rung
     assert all(row["no_control_variate"] == "the candidate is the reference" for row in card["opponents"])
 
@@ -218,3 +220,16 @@ def test_a_changed_ladder_policy_is_refused(monkeypatch, tmp_path):
     monkeypatch.setattr(benchmark, "rung_policy_path", lambda n: str(tmp_path / "gone.pt"))
     with pytest.raises(ValueError, match="is missing"):
         benchmark.run_benchmark("greedy", 2, quick=True)
+
+
+def test_a_scorecard_names_the_bytes_of_the_files_its_candidate_reads(tmp_path):
+    from allfives_env.arena.benchmark import candidate_files
+
+    copy = tmp_path / "copy.pt"
+    copy.write_bytes(open("checkpoints/ppo_2p.pt", "rb").read())
+    files = candidate_files(f"ppo:{copy}")
+    assert files == {str(copy): hashlib.sha256(copy.read_bytes()).hexdigest()}
+    assert candidate_files(f"champion:value={copy}") == files
+    assert candidate_files("greedy") == {} and candidate_files("search:samples=4") == {}
+    copy.write_bytes(copy.read_bytes() + b"\0")  # another file at the same path: another digest
+    assert candidate_files(f"ppo:{copy}") != files
