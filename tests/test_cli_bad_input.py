@@ -289,6 +289,7 @@ def test_an_output_folder_that_is_not_writable(capsys, no_work, tmp_path, monkey
 ])
 def test_a_command_needing_the_train_extra_says_how_to_install_it(capsys, monkeypatch, tmp_path, argv):
     monkeypatch.setitem(sys.modules, "torch", None)  # as if only the env were installed (pip install -e .)
+    monkeypatch.setattr("allfives_env.agents.ppo.agent._LOADED", {})  # no file read by an earlier test
     status, out, err = run_cli(capsys, *[a.replace("{tmp}", str(tmp_path)) for a in argv])
     assert_one_line_error(status, out, err, "needs", "torch", 'pip install -e ".[train]"')
     assert not list(tmp_path.iterdir())
