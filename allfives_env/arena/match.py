@@ -6,9 +6,9 @@ The schedule is in :mod:`~allfives_env.arena.schedule`, the statistics in
 
 import time
 from concurrent.futures import ProcessPoolExecutor
-from numbers import Integral
 
 from ..agents.registry import make_agent
+from ..env.options import check_seed
 from ..rules.config import RulesConfig
 from ..rules.record import write_records
 from .game import play_game
@@ -26,8 +26,7 @@ def run_match(config: RulesConfig, specs, games: int, seed: int = 0, workers: in
     ``records_path``: write every game's record there (JSONL, see
     :mod:`allfives_env.rules.record`)."""
     _check_match(config, specs, games)
-    if not (isinstance(seed, Integral) and not isinstance(seed, bool) and seed >= 0):
-        raise ValueError(f"seed={seed!r} is not allowed; allowed: a non-negative integer (the deals come from it)")
+    check_seed(seed, allow_none=False)  # the deals come from it
     if records_path is not None:
         check_output_file(records_path, "records_path", "games.jsonl")  # before the games, not after them
     record = records_path is not None

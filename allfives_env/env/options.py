@@ -34,12 +34,15 @@ def check_number(name, value) -> float:
     raise ValueError(f"{name}={value!r} is not allowed; allowed: a finite number")
 
 
-def check_seed(seed):
-    """``seed`` if it is ``None`` or a non-negative integer (Python or NumPy, not a bool), else a
-    ``ValueError``: NumPy would take ``True`` as 1 and answer ``"abc"`` with its own ``SeedSequence`` message."""
-    if seed is None or (isinstance(seed, Integral) and not isinstance(seed, (bool, np.bool_)) and seed >= 0):
+def check_seed(seed, allow_none=True):
+    """``seed`` if it is a non-negative integer (Python or NumPy, not a bool) or, with ``allow_none``,
+    ``None``; else a ``ValueError``: NumPy would take ``True`` as 1 and answer ``"abc"`` with its own
+    ``SeedSequence`` message."""
+    if (seed is None and allow_none) or (isinstance(seed, Integral) and not isinstance(seed, (bool, np.bool_))
+                                         and seed >= 0):
         return seed
-    raise ValueError(f"seed={seed!r} is not allowed; allowed: None or a non-negative integer")
+    allowed = "None or a non-negative integer" if allow_none else "a non-negative integer"
+    raise ValueError(f"seed={seed!r} is not allowed; allowed: {allowed}")
 
 
 @dataclass(frozen=True)
