@@ -18,7 +18,7 @@ import math
 import os
 import sys
 
-from .rules.config import RulesConfig
+from .rules.config import MAX_TARGET, RulesConfig
 
 USAGE_ERROR = 2
 #: The optional dependencies a command may import, and the extra (pyproject.toml) that installs each.
@@ -37,7 +37,6 @@ class OneLineParser(argparse.ArgumentParser):
 
 MAX_GAMES = 1_000_000
 MAX_WORKERS = 256
-MAX_TARGET = 10_000
 MAX_DELAY = 60.0
 #: GIF frame durations are whole hundredths of a second, at most 655.35 s
 MIN_FRAME_SECONDS, MAX_FRAME_SECONDS = 0.01, 600.0

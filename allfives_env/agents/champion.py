@@ -46,10 +46,11 @@ from ..compiled.rules import apply_action, deal_random
 from ..compiled.state import F_TARGET, GAME_OVER, HAND_OVER, NUM_FIELDS, OPTS, TO_MOVE, WINNERS, kernel_config
 from ..compiled.step import play_forced
 from ..env.encoders import default_layout
+from ..env.options import check_count, check_number
 from ..rules.actions import DRAW, NUM_ACTIONS
 from ..vector.batched import make_rng_state
 from .hand_reading import HandReader
-from .search import SearchAgent
+from .search import MAX_SAMPLES, SearchAgent
 from .search_compiled import (
     HEURISTIC_WEIGHTS,
     copy_game,
@@ -210,7 +211,8 @@ class LeafValues:
         self.path = path
         self.rules, features, self.policy = _load(path)
         self.features = _with_inference(features, False, path)  # no opponent model, as ppo:PATH by default
-        self._worlds = None if worlds is None else int(worlds)  # None: CHAMPION_WORLDS of the player count
+        # None: CHAMPION_WORLDS of the player count
+        self._worlds = None if worlds is None else check_count("worlds", worlds, maximum=MAX_SAMPLES)
         self._replies = checked_replies(replies)  # None: CHAMPION_REPLIES of the player count
         # the batched network runs on one BLAS thread: threaded matrix products of this size spin
         # the other cores for nothing (ten times the CPU of a game in measurements)
@@ -219,8 +221,6 @@ class LeafValues:
         # scratch for one decision: its placements, the world sampler's tiles, no exclusions (no opponent model)
         self.legal, self.tiles, self.no_forbid = np.zeros(DRAW, np.int64), np.zeros(28, np.int64), np.zeros(4, np.int64)
         self.no_bank = None  # set by reset: an empty bank of worlds (each trial draws its own)
-        if self._worlds is not None and self._worlds < 1:
-            raise ValueError(f"worlds={worlds!r} is not allowed; give a positive integer")
 
     def reset(self, config, rng):
         from .ppo.features import PolicyInput
@@ -350,7 +350,8 @@ class ChampionAgent(SearchAgent):
         self._read_option = read  # None: CHAMPION_READ of the player count
         self.read = read
         self.reader = None
-        self.value_weight = float(value_weight)
+        self.value_weight = check_number("value_weight", value_weight, minimum=0.0)
+        worlds = None if worlds is None else check_count("worlds", worlds, maximum=MAX_SAMPLES)
         self._value_option, self._worlds, self._replies = value, worlds, checked_replies(replies)
         self._leaf_values = {}
         if value not in ("default", None):  # a given file is checked (and read) now, before any game

@@ -42,6 +42,7 @@ milliseconds have passed, after at least ``min_samples`` worlds).
 
 import time
 
+from ..env.options import check_count, check_number, check_positive
 from ..rules.actions import DRAW
 from ..rules.view import player_view, sample_world
 from .base import BaseAgent
@@ -51,6 +52,8 @@ from .heuristic import HeuristicAgent, score_placements
 #: Worlds per move when ``samples`` is not given: a 2-player game then takes about
 #: 0.5 s of CPU on one core of the development machine, 3 and 4 players a little more.
 DEFAULT_SAMPLES = {2: 24, 3: 40, 4: 48}
+#: The most worlds per move an agent accepts: about a minute a move with the compiled engine.
+MAX_SAMPLES = 100_000
 
 
 def best_action(legal_actions, values, greedy_choice) -> int:
@@ -84,16 +87,14 @@ class SearchAgent(BaseAgent):
                              "are options of engine=python only")
         self.engine = engine
         self._compiled = None
-        self.prior_weight = float(prior_weight)
+        self.prior_weight = check_number("prior_weight", prior_weight, minimum=0.0)
         self._prior = HeuristicAgent()
-        if samples is not None and (not isinstance(samples, int) or samples < 1):
-            raise ValueError(f"samples={samples!r}; allowed: a positive integer")
-        self.samples = samples
-        self._samples = samples or DEFAULT_SAMPLES[2]
-        self.depth = None if depth is None else int(depth)
-        self.time_ms = time_ms
-        self.min_samples = int(min_samples)
-        self.win_value = float(win_value)
+        self.samples = None if samples is None else check_count("samples", samples, maximum=MAX_SAMPLES)
+        self._samples = self.samples or DEFAULT_SAMPLES[2]
+        self.depth = None if depth is None else check_count("depth", depth)
+        self.time_ms = None if time_ms is None else check_positive("time_ms", time_ms)
+        self.min_samples = check_count("min_samples", min_samples, maximum=MAX_SAMPLES)
+        self.win_value = check_number("win_value", win_value, minimum=0.0)
 
     #: worlds per move by player count when ``samples`` is not given
     default_samples = DEFAULT_SAMPLES

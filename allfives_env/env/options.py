@@ -27,11 +27,35 @@ def check_bool(name, value) -> bool:
     raise ValueError(f"{name}={value!r} is not allowed; allowed: True or False")
 
 
-def check_number(name, value) -> float:
-    """A real, finite number (Python or NumPy) as a float; ``True``, ``"1"`` and ``nan`` are refused."""
-    if isinstance(value, Real) and not isinstance(value, (bool, np.bool_)) and math.isfinite(value):
+def _finite_real(value) -> bool:
+    return isinstance(value, Real) and not isinstance(value, (bool, np.bool_)) and math.isfinite(value)
+
+
+def check_number(name, value, minimum=None) -> float:
+    """A real, finite number (Python or NumPy) as a float, at least ``minimum`` where given; ``True``,
+    ``"1"`` and ``nan`` are refused."""
+    if _finite_real(value) and (minimum is None or value >= minimum):
         return float(value)
-    raise ValueError(f"{name}={value!r} is not allowed; allowed: a finite number")
+    allowed = "a finite number" if minimum is None else f"a finite number of at least {minimum:g}"
+    raise ValueError(f"{name}={value!r} is not allowed; allowed: {allowed}")
+
+
+def check_positive(name, value) -> float:
+    """A real, finite number above 0 as a float (a scale, a time limit)."""
+    if _finite_real(value) and value > 0:
+        return float(value)
+    raise ValueError(f"{name}={value!r} is not allowed; allowed: a positive, finite number")
+
+
+def check_count(name, value, minimum=1, maximum=None) -> int:
+    """A whole number (Python or NumPy, not a bool) from ``minimum`` to ``maximum`` (no upper bound when
+    None) as an int; ``2.5``, ``"3"`` and ``True`` are refused."""
+    if (isinstance(value, Integral) and not isinstance(value, (bool, np.bool_)) and value >= minimum
+            and (maximum is None or value <= maximum)):
+        return int(value)
+    allowed = (f"a whole number of at least {minimum}" if maximum is None else
+               f"a whole number from {minimum} to {maximum:,}")
+    raise ValueError(f"{name}={value!r} is not allowed; allowed: {allowed}")
 
 
 def check_seed(seed, allow_none=True):

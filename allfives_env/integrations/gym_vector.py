@@ -38,7 +38,7 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from ..agents.batched import make_batched_agent
-from ..env.options import check_choice, check_number, check_seed
+from ..env.options import check_choice, check_number, check_positive, check_seed
 from ..rules.actions import NUM_ACTIONS, action_name
 from ..vector import SKIP, VectorAllFives
 from .gym_single import OBS_MODES, check_learner_options
@@ -64,7 +64,7 @@ class LearnerGames:
 
     def __init__(self, num_envs, num_players=2, learner="random", opponents="greedy", control="seat",
                  illegal_action="penalize", illegal_reward=-1.0, reward_scale=1.0, **options):
-        self.reward_scale = check_number("reward_scale", reward_scale)
+        self.reward_scale = check_positive("reward_scale", reward_scale)
         self.venv = VectorAllFives(num_envs, num_players=num_players, **options)
         n = self.num_players = self.venv.num_players
         self.num_envs = B = self.venv.num_envs

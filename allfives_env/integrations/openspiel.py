@@ -104,7 +104,7 @@ except ImportError as exc:  # pragma: no cover - the extra is installed where te
 
 from ..agents.base import BaseAgent
 from ..env.encoders import DefaultEncoder
-from ..env.options import EPISODES, REWARDS, check_choice, check_number
+from ..env.options import EPISODES, REWARDS, check_choice, check_count, check_number, check_positive
 from ..rules.actions import DRAW, NUM_ACTIONS, PASS, action_name
 from ..rules.config import RulesConfig, _is_int
 from ..rules.game import Game
@@ -125,6 +125,8 @@ PARAMETERS = {"players": 2, **RULE_PARAMETERS, "episode": "game", "reward": "poi
 #: The most points a side can gain or lose in one hand's end (round5 of 168 pips, plus rounding per seat).
 MAX_HAND_END_POINTS = 180
 MAX_PLAY_POINTS = 36  # R15 with divisor 3 (V5): a count of 36 scores 36
+#: The most hands a game may be cut at: the game length OpenSpiel is told (a C++ int) stays in range.
+MAX_HANDS = 1_000_000
 
 # Phases of a state: who acts next and what an action means.
 LEADER, DEAL, PLAY, DRAW_TILE, OVER = "leader", "deal", "play", "draw", "over"
@@ -194,12 +196,11 @@ def _setup_from(params) -> _Setup:
     config = RulesConfig(num_players=players, hand_size=params["hand_size"], target=target or None,
                          first_leader=params["first_leader"], hand_scoring=params["hand_scoring"],
                          divisor=params["divisor"])
-    scale = check_number("reward_scale", params["reward_scale"])
-    if scale <= 0:
-        raise ValueError(f"reward_scale={scale!r} is not allowed; allowed: a positive number")
+    scale = check_positive("reward_scale", params["reward_scale"])
     max_hands = params["max_hands"]
-    if not _is_int(max_hands) or max_hands < 0:
-        raise ValueError(f"max_hands={max_hands!r} is not allowed; allowed: a positive integer, or 0 for auto")
+    if not _is_int(max_hands) or not 0 <= max_hands <= MAX_HANDS:
+        raise ValueError(f"max_hands={max_hands!r} is not allowed; allowed: a whole number from 1 to {MAX_HANDS:,}, "
+                         "or 0 for auto")
     if max_hands == 0:  # every hand that scores gives somebody 5 points at least
         max_hands = max(100, math.ceil(2 * config.num_sides * config.target_points / 5))
     return _Setup(config, check_choice("episode", params["episode"], EPISODES),
@@ -655,12 +656,12 @@ class OpenSpielAgent(BaseAgent):
         if bot not in OPENSPIEL_BOTS:
             raise ValueError(f"unknown OpenSpiel bot {bot!r}; allowed: {', '.join(OPENSPIEL_BOTS)}")
         self.bot_name = bot
-        self.simulations = _positive_int("simulations", simulations)
-        self.rollouts = _positive_int("rollouts", rollouts)
+        self.simulations = check_count("simulations", simulations)
+        self.rollouts = check_count("rollouts", rollouts)
         self.uct_c = check_number("uct_c", uct_c)
         self.episode = check_choice("episode", episode, EPISODES)
         self.reward = check_choice("reward", reward, REWARDS)
-        self.reward_scale = check_number("reward_scale", reward_scale)
+        self.reward_scale = check_positive("reward_scale", reward_scale)
         self.game = self.bot = None
 
     def reset(self, seat, config, rng):
@@ -685,7 +686,3 @@ class OpenSpielAgent(BaseAgent):
         return action
 
 
-def _positive_int(name, value) -> int:
-    if not _is_int(value) or value < 1:
-        raise ValueError(f"{name}={value!r} is not allowed; allowed: a positive integer")
-    return int(value)

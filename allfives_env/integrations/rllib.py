@@ -40,7 +40,7 @@ from ray.rllib.env.multi_agent_env import MultiAgentEnv
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 
 from ..env.aec import ResetNeededError, raw_env
-from ..env.options import check_choice, check_number
+from ..env.options import check_choice, check_number, check_positive
 from ..rules.actions import NUM_ACTIONS
 from .gym_single import PolicyAgent
 
@@ -71,7 +71,7 @@ class AllFivesMultiAgentEnv(MultiAgentEnv):
         self.illegal_action = check_choice("illegal_action", config.pop("illegal_action", "penalize"),
                                            ("penalize", "raise"))
         self.illegal_reward = check_number("illegal_reward", config.pop("illegal_reward", -1.0))
-        self.reward_scale = check_number("reward_scale", config.pop("reward_scale", 1.0))
+        self.reward_scale = check_positive("reward_scale", config.pop("reward_scale", 1.0))
         self.aec = raw_env(**config)
         self.possible_agents = list(self.aec.possible_agents)
         self.agents = list(self.possible_agents)

@@ -13,6 +13,8 @@ DEFAULT_TARGETS = {2: 250, 3: 200, 4: 200}  # R3
 FIRST_LEADER_METHODS = ("random", "heaviest_tile")  # V3
 HAND_SCORING_METHODS = ("bonus", "bonus_net", "penalty")  # V4
 DIVISORS = (5, 3)  # V5
+#: The highest target accepted: games to it end in minutes; far beyond it a game could run for hours.
+MAX_TARGET = 10_000
 
 
 @dataclass(frozen=True)
@@ -46,9 +48,9 @@ class RulesConfig:
             raise ValueError(f"divisor={self.divisor!r} is not allowed; allowed: the integer 5 (All Fives) or 3 (All Threes)")
         if self.target is not None:
             if (isinstance(self.target, bool) or not isinstance(self.target, Real) or not math.isfinite(self.target)
-                    or not self.target > 0):  # inf: a game that never ends
-                raise ValueError(f"target={self.target!r} is not allowed; allowed: a positive, finite number of points, "
-                                 "or None for the R3 default")
+                    or not 0 < self.target <= MAX_TARGET):  # inf: a game that never ends
+                raise ValueError(f"target={self.target!r} is not allowed; allowed: a positive number of points up to "
+                                 f"{MAX_TARGET:,}, or None for the R3 default")
 
     @classmethod
     def from_options(cls, **options) -> "RulesConfig":

@@ -71,9 +71,29 @@ def test_spec_parser():
                        ("search:nosuch=1", "agent .search. has no option .nosuch..*its options: samples, depth"), ("nosuchmodule:Cls", "cannot import"),
                        ("ppo:/no/such/file.pt", "checkpoint not found"),
                        ("ppo:checkpoints", r"'checkpoints' is a folder, not a checkpoint \(in agent spec 'ppo:checkpoints'\)"),
-                       ("search:samples=-3", r"samples=-3; allowed: a positive integer \(in agent spec 'search:samples=-3'\)")]:
+                       ("search:samples=-3", r"samples=-3 is not allowed; allowed: a whole number from 1 to 100,000 "
+                                             r"\(in agent spec 'search:samples=-3'\)")]:
         with pytest.raises(ValueError, match=words):
             make_agent(bad)
+
+
+@pytest.mark.parametrize("spec, allowed", [
+    ("search:time_ms=abc", "a positive, finite number"),  # was a TypeError in the middle of a game
+    ("search:time_ms=-1", "a positive, finite number"),
+    ("search:samples=True", "a whole number from 1 to 100,000"),  # was one world a move
+    ("search:samples=99999999999", "a whole number from 1 to 100,000"),  # was a match that never ended
+    ("search:depth=-3", "a whole number of at least 1"),
+    ("search:depth=2.7", "a whole number of at least 1"),  # was cut to 2
+    ("search:min_samples=abc", "a whole number from 1 to 100,000"),
+    ("search:prior_weight=nan", "a finite number of at least 0"),  # was every game lost
+    ("search:win_value=inf", "a finite number of at least 0"),
+    ("champion:value_weight=nan", "a finite number of at least 0"),
+    ("champion:worlds=0", "a whole number from 1 to 100,000"),
+])
+def test_search_options_are_checked_when_the_agent_is_built(spec, allowed):
+    with pytest.raises(ValueError) as err:
+        make_agent(spec)
+    assert f"allowed: {allowed} (in agent spec '{spec}')" in str(err.value)
 
 
 def test_registry_hook_for_path_agents(tmp_path):

@@ -406,6 +406,8 @@ def test_dqn_trains_a_few_episodes_on_rl_environment():
     ({"reward": "money"}, r"reward='money' is not allowed; allowed: \['points', 'zero_sum', 'win'\]"),
     ({"target": -5}, r"target=-5.0 is not allowed"),
     ({"max_hands": -1}, r"max_hands=-1 is not allowed"),
+    ({"max_hands": 10 ** 8}, r"max_hands=100000000 is not allowed; allowed: a whole number from 1 to 1,000,000"),
+    ({"target": 20000}, r"target=20000.0 is not allowed; allowed: a positive number of points up to 10,000"),
     ({"reward_scale": 0.0}, r"reward_scale=0.0 is not allowed"),
 ])
 def test_bad_parameters_fail_with_one_clear_line(params, words):

@@ -157,6 +157,8 @@ def test_illegal_actions_are_penalized_or_refused():
     ({"control": "side"}, "control='side' is not allowed with 2 players"),
     ({"obs": "pixels"}, "obs"),
     ({"reward": "money"}, "reward"),
+    ({"reward_scale": 0}, "reward_scale=0 is not allowed; allowed: a positive, finite number"),
+    ({"reward_scale": -1}, "reward_scale=-1 is not allowed; allowed: a positive, finite number"),
 ])
 def test_bad_arguments_fail_at_construction_in_one_line(kwargs, message):
     with pytest.raises(ValueError, match=message):

@@ -51,6 +51,7 @@ def test_config_bad_num_players(value):
     ("target", True, ["positive"]),
     ("target", "250", ["positive"]),
     ("target", math.nan, ["positive"]),
+    ("target", 1e300, ["up to 10,000"]),  # a game that would not end in a lifetime
 ])
 def test_config_bad_choice_names_key_and_allowed(key, value, allowed):
     with pytest.raises(ValueError) as info:
@@ -234,7 +235,7 @@ def test_known_next_deal_is_checked_before_anything_changes(leader, order, match
 
 
 @pytest.mark.parametrize("options, words", [
-    ({"target": float("inf")}, "target=inf is not allowed; allowed: a positive, finite number"),
+    ({"target": float("inf")}, "target=inf is not allowed; allowed: a positive number of points up to 10,000"),
     ({"target": float("nan")}, "target=nan is not allowed"),
     ({"divisor": 5.0}, "divisor=5.0 is not allowed; allowed: the integer 5"),
 ])
