@@ -84,7 +84,7 @@ def no_work(monkeypatch):
     (["rate", *AGENTS, "--workers", "two"], ["--workers: 'two' is not a whole number"]),
     # --agents
     (["eval", "--agents", "foo", "bar"], ["unknown agent spec 'foo'", "allowed: random, greedy"]),
-    (["eval", "--agents", "search:samples=abc", "random"], ["samples='abc'", "positive integer"]),
+    (["eval", "--agents", "search:samples=abc", "random"], ["samples='abc'", "a whole number from 1 to 100,000"]),
     (["eval", "--agents", "greedy", "random", "random"], ["give exactly 2"]),
     (["watch", "--agents", "nosuch"], ["unknown agent spec 'nosuch'"]),
     (["rate", "--agents", "random", "greedy", "nosuch"], ["unknown agent spec 'nosuch'"]),  # before any match
@@ -280,6 +280,33 @@ def test_an_output_folder_that_is_not_writable(capsys, no_work, tmp_path, monkey
         assert_one_line_error(*run_cli(capsys, *argv, str(tmp_path / name)), option,
                               f"folder {tmp_path} is not writable")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_folder_where_no_file_can_be_created_fails_before_the_work(capsys, no_work, tmp_path, monkeypatch):
+    """As root, os.access says yes everywhere (/proc, read-only mounts): a probe file decides."""
+    import allfives_env.arena.outputs as outputs
+
+    monkeypatch.setattr(outputs.os, "access", lambda path, mode: True)
+
+    def refuse(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(outputs.tempfile, "mkstemp", refuse)
+    for argv, option in OUTPUTS.values():
+        name = "out.gif" if option == "--out" else "out.json"
+        assert_one_line_error(*run_cli(capsys, *argv, str(tmp_path / name)), option,
+                              f"folder {tmp_path} is not writable")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_write_check_leaves_nothing_behind(tmp_path):
+    from allfives_env.arena.outputs import check_output_file
+
+    (tmp_path / "old.json").write_text("kept")
+    assert check_output_file(str(tmp_path / "out.json"), "--json") == str(tmp_path / "out.json")
+    assert check_output_file(str(tmp_path / "old.json"), "--json") == str(tmp_path / "old.json")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["old.json"]
+    assert (tmp_path / "old.json").read_text() == "kept"
 
 
 @pytest.mark.parametrize("argv", [

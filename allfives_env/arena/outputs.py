@@ -5,6 +5,7 @@ wrong, before anything is played, so no result is lost at the end.
 """
 
 import os
+import tempfile
 
 ALLOWED_FILE = "a file name in an existing, writable folder"
 
@@ -15,7 +16,8 @@ def check_output_file(path, option="path", example="out.json") -> str:
     (``example``: a file name to suggest inside a folder given by mistake).
 
     The file may exist (it is replaced) but must not be a folder; its folder
-    must exist, be a folder and be writable. Nothing is created."""
+    must exist, be a folder and be writable. Nothing is left behind (a probe file is created and
+    removed)."""
     text = os.fspath(path) if isinstance(path, os.PathLike) else path
     if not isinstance(text, str) or not text:
         raise ValueError(f"{option} {path!r} is not a path; allowed: {ALLOWED_FILE}")
@@ -26,8 +28,12 @@ def check_output_file(path, option="path", example="out.json") -> str:
     if text.endswith(("/", os.sep)):
         raise ValueError(f"{where} ends with '/' (a folder); allowed: {ALLOWED_FILE}")
     check_output_folder(os.path.dirname(text) or ".", where)
-    if os.path.exists(text) and not os.access(text, os.W_OK):
-        raise ValueError(f"{where} exists and is not writable; allowed: {ALLOWED_FILE}")
+    if os.path.exists(text):
+        try:  # opened for appending and closed at once: the file is not changed
+            with open(text, "ab"):
+                pass
+        except OSError as exc:
+            raise ValueError(f"{where} exists and is not writable ({exc.strerror}); allowed: {ALLOWED_FILE}") from None
     return text
 
 
@@ -37,5 +43,17 @@ def check_output_folder(folder, where) -> None:
         raise ValueError(f"{where}: folder {folder} does not exist; create it first or give a path in an existing folder")
     if not os.path.isdir(folder):
         raise ValueError(f"{where}: {folder} is a file, not a folder; give a path in an existing folder")
-    if not os.access(folder, os.W_OK | os.X_OK):
+    if not os.access(folder, os.W_OK | os.X_OK) or not _can_create_in(folder):
         raise ValueError(f"{where}: folder {folder} is not writable; give a path in a writable folder")
+
+
+def _can_create_in(folder) -> bool:
+    """Whether a file can be created in ``folder``: one is, and removed at once. ``os.access`` alone says
+    yes to root everywhere, /proc and read-only mounts included."""
+    try:
+        handle, probe = tempfile.mkstemp(dir=folder, prefix=".allfives-write-check-")
+    except OSError:
+        return False
+    os.close(handle)
+    os.unlink(probe)
+    return True
