@@ -11,6 +11,7 @@ naming the key (and, for a typo, the closest known key).
 import ast
 import difflib
 import inspect
+import math
 import os
 import typing
 from dataclasses import MISSING, asdict, dataclass, field, fields
@@ -20,6 +21,7 @@ import yaml
 from allfives_env.agents.batched import check_batched_spec
 from allfives_env.agents.ppo.features import FEATURES
 from allfives_env.agents.registry import check_spec
+from allfives_env.rules.config import MAX_TARGET
 
 
 class ConfigError(ValueError):
@@ -166,11 +168,13 @@ def _check_value(key, value, tp):
     if tp is float:
         if isinstance(value, str):  # YAML 1.1 reads "1e-3" (no dot) as a string
             try:
-                return float(value)
+                value = float(value)
             except ValueError:
                 pass
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise ConfigError(f"config key {key!r} needs a number; got {value!r} ({type(value).__name__})")
+        if not math.isfinite(value):  # nan passes every comparison of _validate's checks
+            raise ConfigError(f"config key {key!r} needs a finite number; got {value!r}")
         return float(value)
     if tp is int:
         if isinstance(value, bool) or not isinstance(value, int):
@@ -219,6 +223,20 @@ def _validate(cfg: TrainConfig) -> TrainConfig:
         ("snapshot_every", cfg.snapshot_every >= 1, "a positive integer"),
         ("pool_size", cfg.pool_size >= 1, "a positive integer"),
         ("eval_games", cfg.eval_games >= 1, "a positive integer"),
+        ("eval_workers", cfg.eval_workers >= 1, "a positive integer"),
+        ("seed", cfg.seed >= 0, "a non-negative integer"),
+        ("eval_seed", cfg.eval_seed >= 0, "a non-negative integer"),
+        ("target", cfg.target is None or 0 < cfg.target <= MAX_TARGET,
+         f"None (the R3 default) or a positive number of points up to {MAX_TARGET:,}"),
+        ("learning_rate", 0 < cfg.learning_rate <= 1, "a positive number up to 1"),
+        ("clip_coef", cfg.clip_coef > 0, "a positive number"),
+        ("max_grad_norm", cfg.max_grad_norm > 0, "a positive number"),
+        ("target_kl", cfg.target_kl is None or cfg.target_kl > 0, "None (no early stop) or a positive number"),
+        ("ent_coef", cfg.ent_coef >= 0, "a number >= 0"),
+        ("vf_coef", cfg.vf_coef >= 0, "a number >= 0"),
+        ("reward_points", cfg.reward_points >= 0, "a number >= 0"),
+        ("reward_win", cfg.reward_win >= 0, "a number >= 0"),
+        ("checkpoint_minutes", cfg.checkpoint_minutes >= 0, "a number of minutes >= 0"),
     ]
     for key, ok, allowed in checks:
         if not ok:

@@ -39,6 +39,13 @@ def test_overrides_are_typed():
     ("num_players=5", ["num_players", "2, 3 or 4"]),
     ("best_metric=search", ["best_metric"]),
     ("novalue", ["key=value"]),
+    ("eval_seed=-1", ["eval_seed", "a non-negative integer"]),  # was refused by the first evaluation, as 'seed'
+    ("target=1e9", ["target", "up to 10,000"]),  # was a first evaluation that never ended
+    ("learning_rate=-1", ["learning_rate", "a positive number up to 1"]),
+    ("ent_coef=nan", ["ent_coef", "a finite number"]),  # was an illegal action after one update
+    ("max_minutes=inf", ["max_minutes", "a finite number"]),
+    ("clip_coef=-1", ["clip_coef", "a positive number"]),
+    ("eval_workers=-1", ["eval_workers", "a positive integer"]),
 ])
 def test_bad_values_name_the_key(override, words):
     with pytest.raises(ConfigError) as err:
