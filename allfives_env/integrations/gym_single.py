@@ -175,8 +175,9 @@ class SingleAgentAllFives(gymnasium.Env):
             raise IllegalActionError("the episode is over; call reset() first")
         if isinstance(action, np.ndarray):
             action = action.item()
-        if self.illegal_action == "penalize" and self.action_space.contains(action) \
-                and not self.aec._masks[self._seat_to_move()][action]:
+        # a bool is in the Discrete space but is no action id: the AEC env's step refuses it in one line
+        if self.illegal_action == "penalize" and not isinstance(action, (bool, np.bool_)) \
+                and self.action_space.contains(action) and not self.aec._masks[self._seat_to_move()][action]:
             reward, self._pending = self._pending + self.illegal_reward, 0.0
             return self._observe(), float(reward), False, False, {**self._info(), "illegal_action": True}
         self.aec.step(action)  # raises IllegalActionError (listing legal actions) for a bad action

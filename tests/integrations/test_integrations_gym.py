@@ -176,6 +176,9 @@ def test_illegal_action_is_penalized_or_raises():
     assert np.array_equal(obs["observation"], obs2["observation"])
     with pytest.raises(IllegalActionError, match="out of range"):
         env.step(200)  # outside the action space: always an error
+    for flag in (True, False, np.True_):  # in Discrete(114) by Gymnasium's check, but not an action id
+        with pytest.raises(IllegalActionError, match="is not an integer; allowed: integers 0..113"):
+            env.step(flag)
     env = SingleAgentAllFives(opponents="greedy", illegal_action="raise")
     env.reset(seed=0)
     with pytest.raises(IllegalActionError, match="legal now"):
