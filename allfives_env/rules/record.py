@@ -198,6 +198,10 @@ def replay(record, on_position=None) -> Game:
     if problem:
         raise ValueError(problem)
     game = Game(_recorded_rules(record))
+    seats = record.get("seats")
+    if seats is not None and len(seats) != game.num_players:
+        raise ValueError(f"'seats' names {len(seats)} seat(s) for a {game.num_players}-player game; expected one "
+                         "text per seat")
     hands = record["hands"]
     for k, hand in enumerate(hands):
         _deal_recorded_hand(game, k, hand)

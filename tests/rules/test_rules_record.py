@@ -153,6 +153,7 @@ def _move_a_boneyard_tile_to_seat_0(record):
     (_put([40, 90], "scores"), "the game replays to scores [40.0, 85.0] but the record says [40, 90]"),
     (_put([0], "winners"), "the game replays to winners [1] but the record says [0]"),
     (lambda r: r.pop("winners"), "'winners' is missing"),
+    (_put(["a"], "seats"), "'seats' names 1 seat(s) for a 2-player game; expected one text per seat"),
 ])
 def test_replay_refuses_a_record_that_does_not_check(change, words):
     with pytest.raises(ValueError) as info:
