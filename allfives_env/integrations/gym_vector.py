@@ -267,9 +267,7 @@ class AllFivesVectorEnv(gymnasium.vector.VectorEnv):
     def reset(self, *, seed=None, options=None):
         if options:
             raise ValueError(f"options={options!r} is not allowed; the vector env takes no reset options")
-        if seed is not None and not isinstance(seed, (int, np.integer)):
-            raise ValueError(f"seed={seed!r} is not allowed; allowed: one non-negative int (it seeds every game)")
-        out = self.games.reset(seed=seed)
+        out = self.games.reset(seed=check_seed(seed))  # one seed for every game
         return self._observe(out), self._infos(out, None)
 
     def step(self, actions):

@@ -227,3 +227,10 @@ def test_sb3_terminal_observation_is_the_learners_last_view():
             assert not np.array_equal(final, obs[b])  # the new episode's first view is another
             seen += 1
     assert seen > 0
+
+
+@pytest.mark.parametrize("seed", [-1, 1.5, True, "x"])
+def test_a_bad_reset_seed_is_refused_in_the_words_of_every_env(seed):
+    env = AllFivesVectorEnv(2)
+    with pytest.raises(ValueError, match=r"seed=.* is not allowed; allowed: None or a non-negative integer$"):
+        env.reset(seed=seed)
