@@ -21,7 +21,7 @@ import yaml
 from allfives_env.agents.batched import check_batched_spec
 from allfives_env.agents.ppo.features import FEATURES
 from allfives_env.agents.registry import check_spec
-from allfives_env.rules.config import MAX_TARGET
+from allfives_env.rules.config import RulesConfig
 
 
 class ConfigError(ValueError):
@@ -226,8 +226,6 @@ def _validate(cfg: TrainConfig) -> TrainConfig:
         ("eval_workers", cfg.eval_workers >= 1, "a positive integer"),
         ("seed", cfg.seed >= 0, "a non-negative integer"),
         ("eval_seed", cfg.eval_seed >= 0, "a non-negative integer"),
-        ("target", cfg.target is None or 0 < cfg.target <= MAX_TARGET,
-         f"None (the R3 default) or a positive number of points up to {MAX_TARGET:,}"),
         ("learning_rate", 0 < cfg.learning_rate <= 1, "a positive number up to 1"),
         ("clip_coef", cfg.clip_coef > 0, "a positive number"),
         ("max_grad_norm", cfg.max_grad_norm > 0, "a positive number"),
@@ -241,6 +239,10 @@ def _validate(cfg: TrainConfig) -> TrainConfig:
     for key, ok, allowed in checks:
         if not ok:
             raise ConfigError(f"config key {key!r} has the value {getattr(cfg, key)!r}; allowed: {allowed}")
+    try:  # the rules' own check of the target (and of the player count, already checked above)
+        RulesConfig(num_players=cfg.num_players, target=cfg.target)
+    except ValueError as exc:
+        raise ConfigError(f"config key 'target': {exc}") from None
     shares = [cfg.opp_self, cfg.opp_pool, cfg.opp_greedy, cfg.opp_random, cfg.opp_fixed]
     if min(shares) < 0 or sum(shares) <= 0:
         raise ConfigError("opponent shares opp_self, opp_pool, opp_greedy, opp_random, opp_fixed must be >= 0 "

@@ -684,5 +684,3 @@ class OpenSpielAgent(BaseAgent):
         if action not in legal_actions:  # pragma: no cover - the search only expands legal actions
             raise RuntimeError(f"the OpenSpiel bot chose {action}, not one of {list(legal_actions)}")
         return action
-
-
