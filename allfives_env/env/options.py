@@ -53,8 +53,10 @@ def check_count(name, value, minimum=1, maximum=None) -> int:
     if (isinstance(value, Integral) and not isinstance(value, (bool, np.bool_)) and value >= minimum
             and (maximum is None or value <= maximum)):
         return int(value)
-    allowed = (f"a whole number of at least {minimum}" if maximum is None else
-               f"a whole number from {minimum} to {maximum:,}")
+    if maximum is not None:
+        allowed = f"a whole number from {minimum} to {maximum:,}"
+    else:
+        allowed = "a positive whole number" if minimum == 1 else f"a whole number of at least {minimum}"
     raise ValueError(f"{name}={value!r} is not allowed; allowed: {allowed}")
 
 

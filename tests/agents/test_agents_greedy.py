@@ -82,8 +82,8 @@ def test_spec_parser():
     ("search:time_ms=-1", "a positive, finite number"),
     ("search:samples=True", "a whole number from 1 to 100,000"),  # was one world a move
     ("search:samples=99999999999", "a whole number from 1 to 100,000"),  # was a match that never ended
-    ("search:depth=-3", "a whole number of at least 1"),
-    ("search:depth=2.7", "a whole number of at least 1"),  # was cut to 2
+    ("search:depth=-3", "a positive whole number"),
+    ("search:depth=2.7", "a positive whole number"),  # was cut to 2
     ("search:min_samples=abc", "a whole number from 1 to 100,000"),
     ("search:prior_weight=nan", "a finite number of at least 0"),  # was every game lost
     ("search:win_value=inf", "a finite number of at least 0"),

@@ -209,7 +209,7 @@ def test_champion_bad_options_say_what_is_allowed(tmp_path):
         make_agent("champion:replies=search")
     with pytest.raises(ValueError, match="^read='greedy' is not allowed; allowed: 'off', 'partner' .* or 'heuristic'"):
         make_agent("champion:read=greedy")
-    with pytest.raises(ValueError, match="worlds=0 is not allowed; give a positive integer"):
+    with pytest.raises(ValueError, match="worlds=0 is not allowed; allowed: a whole number from 1 to 100,000"):
         make_agent(f"champion:value={POLICY[2]},worlds=0")
     three = make_agent(f"champion:value={POLICY[3]}")
     with pytest.raises(ValueError, match="was trained for 3 players; this game has 2"):

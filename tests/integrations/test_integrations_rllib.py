@@ -100,7 +100,7 @@ def test_illegal_actions_and_bad_config():
 
 
 @pytest.mark.parametrize("config, message", [
-    ({"reward_scale": "x"}, r"reward_scale='x' is not allowed; allowed: a finite number"),
+    ({"reward_scale": "x"}, r"reward_scale='x' is not allowed; allowed: a positive, finite number"),
     ({"reward_scale": True}, r"reward_scale=True is not allowed"),
     ({"illegal_reward": float("nan")}, r"illegal_reward=nan is not allowed"),
     ({"illegal_action": None}, r"illegal_action=None is not allowed; allowed: \['penalize', 'raise'\]"),
