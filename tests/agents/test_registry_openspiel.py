@@ -26,7 +26,8 @@ def test_bad_bot_names_and_options_fail_with_one_clear_line():
     for bad, words in [("openspiel:alphazero", r"unknown OpenSpiel bot 'alphazero'; allowed: ismcts"),
                        ("openspiel:ismcts,depth=3",
                         r"agent 'openspiel' has no option 'depth'.*its options: simulations"),
-                       ("openspiel:ismcts,simulations=0", r"simulations=0 is not allowed; allowed: a positive whole number"),
+                       ("openspiel:ismcts,simulations=0",
+                        r"simulations=0 is not allowed; allowed: a positive whole number"),
                        ("openspiel:ismcts,reward=money", r"reward='money' is not allowed")]:
         with pytest.raises(ValueError, match=words):
             make_agent(bad)
