@@ -299,6 +299,20 @@ def test_a_folder_where_no_file_can_be_created_fails_before_the_work(capsys, no_
     assert list(tmp_path.iterdir()) == []
 
 
+def test_an_existing_output_that_cannot_be_opened_fails_before_the_work(tmp_path, monkeypatch):
+    import allfives_env.arena.outputs as outputs
+
+    (tmp_path / "old.json").write_text("kept")
+
+    def refuse(*args, **kwargs):
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(outputs, "open", refuse, raising=False)
+    with pytest.raises(ValueError, match=r"--json .*old.json exists and is not writable \(Operation not permitted\)"):
+        outputs.check_output_file(str(tmp_path / "old.json"), "--json")
+    assert (tmp_path / "old.json").read_text() == "kept"
+
+
 def test_the_write_check_leaves_nothing_behind(tmp_path):
     from allfives_env.arena.outputs import check_output_file
 

@@ -21,7 +21,7 @@ import yaml
 from allfives_env.agents.batched import check_batched_spec
 from allfives_env.agents.ppo.features import FEATURES
 from allfives_env.agents.registry import check_spec
-from allfives_env.rules.config import RulesConfig
+from allfives_env.rules.config import MAX_TARGET, RulesConfig
 
 
 class ConfigError(ValueError):
@@ -241,8 +241,9 @@ def _validate(cfg: TrainConfig) -> TrainConfig:
             raise ConfigError(f"config key {key!r} has the value {getattr(cfg, key)!r}; allowed: {allowed}")
     try:  # the rules' own check of the target (and of the player count, already checked above)
         RulesConfig(num_players=cfg.num_players, target=cfg.target)
-    except ValueError as exc:
-        raise ConfigError(f"config key 'target': {exc}") from None
+    except ValueError:
+        raise ConfigError(f"config key 'target' has the value {cfg.target!r}; allowed: null (the R3 default) or a "
+                          f"positive number of points up to {MAX_TARGET:,}") from None
     shares = [cfg.opp_self, cfg.opp_pool, cfg.opp_greedy, cfg.opp_random, cfg.opp_fixed]
     if min(shares) < 0 or sum(shares) <= 0:
         raise ConfigError("opponent shares opp_self, opp_pool, opp_greedy, opp_random, opp_fixed must be >= 0 "

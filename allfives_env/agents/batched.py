@@ -22,10 +22,12 @@ vector envs, the training evaluator):
 
 import numpy as np
 
+from ..env.options import check_count
 from ..rules.actions import DRAW
 from ..vector import make_rng_state, random_legal_actions
 from .greedy import greedy_from_observations
 from .heuristic_compiled import HeuristicScratch
+from .search import MAX_SAMPLES
 from .search_compiled import HEURISTIC_WEIGHTS
 
 #: The specs with a batched twin (``ppo`` takes a path).
@@ -201,6 +203,8 @@ def check_batched_spec(spec) -> tuple:
     if (name in ("random", "greedy", "heuristic") and not options) or (name == "ppo" and set(options) <= {"infer"}):
         return name, path, options
     if name == "search" and options.get("engine") == "compiled" and set(options) <= {"engine", "samples"}:
+        if "samples" in options:  # the arena's search checks it when built; this twin is built elsewhere
+            check_count("samples", options["samples"], maximum=MAX_SAMPLES)
         return name, path, options
     raise ValueError(f"agent {spec!r} has no batched twin; allowed: {', '.join(BATCHED_SPECS)} "
                      "(ppo takes infer=greedy|off; other specs play through the arena or the single-game wrapper)")

@@ -42,7 +42,7 @@ milliseconds have passed, after at least ``min_samples`` worlds).
 
 import time
 
-from ..env.options import check_count, check_number, check_positive
+from ..env.options import check_count, check_number
 from ..rules.actions import DRAW
 from ..rules.view import player_view, sample_world
 from .base import BaseAgent
@@ -91,8 +91,9 @@ class SearchAgent(BaseAgent):
         self._prior = HeuristicAgent()
         self.samples = None if samples is None else check_count("samples", samples, maximum=MAX_SAMPLES)
         self._samples = self.samples or DEFAULT_SAMPLES[2]
-        self.depth = None if depth is None else check_count("depth", depth)
-        self.time_ms = None if time_ms is None else check_positive("time_ms", time_ms)
+        # depth 0 scores the move alone; time_ms 0 stops after min_samples worlds
+        self.depth = None if depth is None else check_count("depth", depth, minimum=0)
+        self.time_ms = None if time_ms is None else check_number("time_ms", time_ms, minimum=0.0)
         self.min_samples = check_count("min_samples", min_samples, maximum=MAX_SAMPLES)
         self.win_value = check_number("win_value", win_value, minimum=0.0)
 

@@ -16,7 +16,7 @@ def check_output_file(path, option="path", example="out.json") -> str:
     (``example``: a file name to suggest inside a folder given by mistake).
 
     The file may exist (it is replaced) but must not be a folder; its folder
-    must exist, be a folder and be writable. Nothing is left behind (a probe file is created and
+    must exist, be a folder and be writable (for a new file, a probe file is created there and
     removed)."""
     text = os.fspath(path) if isinstance(path, os.PathLike) else path
     if not isinstance(text, str) or not text:
@@ -27,8 +27,9 @@ def check_output_file(path, option="path", example="out.json") -> str:
                          f"(e.g. {os.path.join(text, example)})")
     if text.endswith(("/", os.sep)):
         raise ValueError(f"{where} ends with '/' (a folder); allowed: {ALLOWED_FILE}")
-    check_output_folder(os.path.dirname(text) or ".", where)
-    if os.path.exists(text):
+    exists = os.path.exists(text)
+    check_output_folder(os.path.dirname(text) or ".", where, probe=not exists)
+    if exists and os.path.isfile(text):  # not a pipe or a device: opening those may block or consume
         try:  # opened for appending and closed at once: the file is not changed
             with open(text, "ab"):
                 pass
@@ -37,13 +38,14 @@ def check_output_file(path, option="path", example="out.json") -> str:
     return text
 
 
-def check_output_folder(folder, where) -> None:
-    """A ``ValueError`` (starting with ``where``) unless ``folder`` is an existing, writable folder."""
+def check_output_folder(folder, where, probe=True) -> None:
+    """A ``ValueError`` (starting with ``where``) unless ``folder`` is an existing, writable folder
+    (``probe``: where a new file is to be made, one is created and removed to be sure)."""
     if not os.path.exists(folder):
         raise ValueError(f"{where}: folder {folder} does not exist; create it first or give a path in an existing folder")
     if not os.path.isdir(folder):
         raise ValueError(f"{where}: {folder} is a file, not a folder; give a path in an existing folder")
-    if not os.access(folder, os.W_OK | os.X_OK) or not _can_create_in(folder):
+    if not os.access(folder, os.W_OK | os.X_OK) or (probe and not _can_create_in(folder)):
         raise ValueError(f"{where}: folder {folder} is not writable; give a path in a writable folder")
 
 
@@ -55,5 +57,8 @@ def _can_create_in(folder) -> bool:
     except OSError:
         return False
     os.close(handle)
-    os.unlink(probe)
+    try:
+        os.unlink(probe)
+    except OSError:  # a folder that lets files be made but not removed: say so rather than leave one silently
+        return False
     return True

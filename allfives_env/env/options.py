@@ -1,4 +1,5 @@
-"""The environment options shared by the AEC env and the batched env, validated once."""
+"""The environment options shared by the AEC env and the batched env, validated once, and the checks of
+numbers, counts and seeds that the envs, agents, integrations and training share (one rule, one message)."""
 
 import math
 from dataclasses import dataclass

@@ -38,7 +38,7 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from ..agents.batched import make_batched_agent
-from ..env.options import check_choice, check_number, check_positive, check_seed
+from ..env.options import check_choice, check_positive, check_seed
 from ..rules.actions import NUM_ACTIONS, action_name
 from ..vector import SKIP, VectorAllFives
 from .gym_single import OBS_MODES, check_learner_options
@@ -267,7 +267,7 @@ class AllFivesVectorEnv(gymnasium.vector.VectorEnv):
     def reset(self, *, seed=None, options=None):
         if options:
             raise ValueError(f"options={options!r} is not allowed; the vector env takes no reset options")
-        out = self.games.reset(seed=check_seed(seed))  # one seed for every game
+        out = self.games.reset(seed=seed)  # one seed for every game, checked there
         return self._observe(out), self._infos(out, None)
 
     def step(self, actions):

@@ -46,7 +46,7 @@ def _position_sentences(game, action, names):
 def record_names(record, num_players):
     """Seat names, with each seat's spec when the record has them."""
     seats = record.get("seats")
-    if seats and len(seats) == num_players:
+    if seats:  # replay() has checked there is one per seat
         return [f"player_{i} ({spec})" for i, spec in enumerate(seats)]
     return [f"player_{i}" for i in range(num_players)]
 

@@ -78,12 +78,12 @@ def test_spec_parser():
 
 
 @pytest.mark.parametrize("spec, allowed", [
-    ("search:time_ms=abc", "a positive, finite number"),  # was a TypeError in the middle of a game
-    ("search:time_ms=-1", "a positive, finite number"),
+    ("search:time_ms=abc", "a finite number of at least 0"),  # was a TypeError in the middle of a game
+    ("search:time_ms=-1", "a finite number of at least 0"),
     ("search:samples=True", "a whole number from 1 to 100,000"),  # was one world a move
     ("search:samples=99999999999", "a whole number from 1 to 100,000"),  # was a match that never ended
-    ("search:depth=-3", "a positive whole number"),
-    ("search:depth=2.7", "a positive whole number"),  # was cut to 2
+    ("search:depth=-3", "a whole number of at least 0"),
+    ("search:depth=2.7", "a whole number of at least 0"),  # was cut to 2
     ("search:min_samples=abc", "a whole number from 1 to 100,000"),
     ("search:prior_weight=nan", "a finite number of at least 0"),  # was every game lost
     ("search:win_value=inf", "a finite number of at least 0"),
@@ -94,6 +94,19 @@ def test_search_options_are_checked_when_the_agent_is_built(spec, allowed):
     with pytest.raises(ValueError) as err:
         make_agent(spec)
     assert f"allowed: {allowed} (in agent spec '{spec}')" in str(err.value)
+
+
+def test_depth_and_time_of_zero_still_play():
+    """depth=0 scores the move alone, time_ms=0 stops at min_samples worlds: both were accepted before."""
+    assert make_agent("search:depth=0").depth == 0 and make_agent("search:time_ms=0").time_ms == 0.0
+
+
+@pytest.mark.parametrize("samples", ["0", "-3", "True", "2.5", "100001"])
+def test_the_batched_search_checks_samples_as_the_search_does(samples):
+    from allfives_env.agents.batched import check_batched_spec
+
+    with pytest.raises(ValueError, match="samples=.* is not allowed; allowed: a whole number from 1 to 100,000"):
+        check_batched_spec(f"search:engine=compiled,samples={samples}")
 
 
 def test_registry_hook_for_path_agents(tmp_path):
