@@ -265,11 +265,10 @@ def add_benchmark(p):
 
 
 def run_benchmark(args) -> int:
-    from .arena.benchmark import format_scorecard, ladder
-    from .arena.benchmark import run_benchmark as score
-
     import numpy as np
 
+    from .arena.benchmark import format_scorecard, ladder
+    from .arena.benchmark import run_benchmark as score
     from .arena.ratings import refuse_repeated_specs
 
     candidate, *_ = _agents_for([args.spec, *(args.opponents or ladder(args.players))])  # every spec first

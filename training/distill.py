@@ -36,9 +36,9 @@ import numpy as np
 
 from allfives_env.agents.ppo.agent import CheckpointError, PPOAgent, read_checkpoint
 from allfives_env.agents.registry import make_agent
-from allfives_env.cli import OneLineParser
 from allfives_env.arena.deals import deal_hand
 from allfives_env.arena.game import agent_rng
+from allfives_env.cli import OneLineParser
 from allfives_env.rules.actions import DRAW, NUM_ACTIONS
 from allfives_env.rules.config import RulesConfig
 from allfives_env.rules.game import Game

@@ -2,8 +2,8 @@
 
 import numpy as np
 import pytest
-from support import assert_refused_in_one_line
 import torch
+from support import assert_refused_in_one_line
 
 from allfives_env.agents.base import BaseAgent
 from allfives_env.agents.ppo.agent import PPOAgent, build_policy, read_checkpoint
@@ -14,9 +14,9 @@ from allfives_env.rules.config import RulesConfig
 from training import value_fit
 from training.distill import (
     DEFAULT_LINEUPS,
+    PLAYER,
     _cosine,
     collect_labels,
-    PLAYER,
     fit_student,
     label_game,
     load_labels,
