@@ -18,7 +18,7 @@ import math
 import os
 import sys
 
-from .rules.config import MAX_TARGET, RulesConfig
+from .rules.config import MAX_TARGET, RulesConfig, is_valid_target
 
 USAGE_ERROR = 2
 #: The optional dependencies a command may import, and the extra (pyproject.toml) that installs each.
@@ -93,7 +93,7 @@ _seat = _whole_in(0, None, "a seat 0..players-1 (0..1 with 2 players, 0..2 with 
 def _target(text):
     allowed = f"a positive number of points up to {MAX_TARGET:,} (default: {DEFAULT_TARGETS_TEXT})"
     value = _number(text, allowed)
-    if not 0 < value <= MAX_TARGET:
+    if not is_valid_target(value):
         raise argparse.ArgumentTypeError(f"{text} is not allowed; allowed: {allowed}")
     return value
 

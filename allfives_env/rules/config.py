@@ -17,6 +17,12 @@ DIVISORS = (5, 3)  # V5
 MAX_TARGET = 10_000
 
 
+def is_valid_target(value) -> bool:
+    """V2: a real number of points (not a bool), above 0 and at most :data:`MAX_TARGET` (inf: a game that
+    never ends)."""
+    return not isinstance(value, bool) and isinstance(value, Real) and math.isfinite(value) and 0 < value <= MAX_TARGET
+
+
 @dataclass(frozen=True)
 class RulesConfig:
     """Everything that can vary between rule sets; the defaults are the standard game.
@@ -47,8 +53,7 @@ class RulesConfig:
         if not _is_int(self.divisor) or self.divisor not in DIVISORS:  # 5.0 would pass `in` but not the kernels
             raise ValueError(f"divisor={self.divisor!r} is not allowed; allowed: the integer 5 (All Fives) or 3 (All Threes)")
         if self.target is not None:
-            if (isinstance(self.target, bool) or not isinstance(self.target, Real) or not math.isfinite(self.target)
-                    or not 0 < self.target <= MAX_TARGET):  # inf: a game that never ends
+            if not is_valid_target(self.target):
                 raise ValueError(f"target={self.target!r} is not allowed; allowed: a positive number of points up to "
                                  f"{MAX_TARGET:,}, or None for the R3 default")
 
