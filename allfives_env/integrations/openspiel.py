@@ -106,7 +106,7 @@ from ..agents.base import BaseAgent
 from ..env.encoders import DefaultEncoder
 from ..env.options import EPISODES, REWARDS, check_choice, check_count, check_number, check_positive
 from ..rules.actions import DRAW, NUM_ACTIONS, PASS, action_name
-from ..rules.config import RulesConfig, _is_int
+from ..rules.config import MAX_TARGET, RulesConfig, _is_int, is_valid_target
 from ..rules.game import Game
 from ..rules.tiles import NUM_TILES, mask_to_tiles, tile_name
 from ..rules.view import player_view, sample_world
@@ -190,9 +190,9 @@ def _setup_from(params) -> _Setup:
     if not _is_int(players) or players not in (2, 3, 4):
         raise ValueError(f"players={players!r} is not allowed; allowed: 2, 3 or 4")
     target = check_number("target", params["target"])
-    if target < 0:
-        raise ValueError(f"target={target!r} is not allowed; allowed: a positive number of points, or 0 for the "
-                         "R3 target")
+    if target != 0 and not is_valid_target(target):
+        raise ValueError(f"target={target!r} is not allowed; allowed: a positive number of points up to "
+                         f"{MAX_TARGET:,}, or 0 for the R3 target")
     config = RulesConfig(num_players=players, hand_size=params["hand_size"], target=target or None,
                          first_leader=params["first_leader"], hand_scoring=params["hand_scoring"],
                          divisor=params["divisor"])

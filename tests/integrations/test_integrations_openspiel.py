@@ -407,7 +407,8 @@ def test_dqn_trains_a_few_episodes_on_rl_environment():
     ({"target": -5}, r"target=-5.0 is not allowed"),
     ({"max_hands": -1}, r"max_hands=-1 is not allowed"),
     ({"max_hands": 10 ** 8}, r"max_hands=100000000 is not allowed; allowed: a whole number from 1 to 1,000,000"),
-    ({"target": 20000}, r"target=20000.0 is not allowed; allowed: a positive number of points up to 10,000"),
+    ({"target": 20000}, r"target=20000.0 is not allowed; allowed: a positive number of points up to 10,000, or 0 "
+                        r"for the R3 target"),
     ({"reward_scale": 0.0}, r"reward_scale=0.0 is not allowed"),
 ])
 def test_bad_parameters_fail_with_one_clear_line(params, words):
