@@ -21,7 +21,7 @@ import yaml
 from allfives_env.agents.batched import check_batched_spec
 from allfives_env.agents.ppo.features import FEATURES
 from allfives_env.agents.registry import check_spec
-from allfives_env.rules.config import MAX_TARGET, RulesConfig
+from allfives_env.rules.config import MAX_TARGET, is_valid_target
 
 
 class ConfigError(ValueError):
@@ -235,15 +235,12 @@ def _validate(cfg: TrainConfig) -> TrainConfig:
         ("reward_points", cfg.reward_points >= 0, "a number >= 0"),
         ("reward_win", cfg.reward_win >= 0, "a number >= 0"),
         ("checkpoint_minutes", cfg.checkpoint_minutes >= 0, "a number of minutes >= 0"),
+        ("target", cfg.target is None or is_valid_target(cfg.target),
+         f"null (the R3 default) or a positive number of points up to {MAX_TARGET:,}"),
     ]
     for key, ok, allowed in checks:
         if not ok:
             raise ConfigError(f"config key {key!r} has the value {getattr(cfg, key)!r}; allowed: {allowed}")
-    try:  # the rules' own check of the target (and of the player count, already checked above)
-        RulesConfig(num_players=cfg.num_players, target=cfg.target)
-    except ValueError:
-        raise ConfigError(f"config key 'target' has the value {cfg.target!r}; allowed: null (the R3 default) or a "
-                          f"positive number of points up to {MAX_TARGET:,}") from None
     shares = [cfg.opp_self, cfg.opp_pool, cfg.opp_greedy, cfg.opp_random, cfg.opp_fixed]
     if min(shares) < 0 or sum(shares) <= 0:
         raise ConfigError("opponent shares opp_self, opp_pool, opp_greedy, opp_random, opp_fixed must be >= 0 "
