@@ -10,7 +10,7 @@ from ..compiled.rng import seed_streams, seed_streams_by_id
 from ..compiled.state import NUM_FIELDS, kernel_config
 from ..compiled.step import reset_all, set_deal, step_all_parallel, step_all_serial
 from ..env.encoders import default_layout
-from ..env.options import ENV_OPTIONS, EnvOptions, check_bool, check_seed
+from ..env.options import ENV_OPTIONS, EnvOptions, check_bool, check_count, check_seed
 from ..rules.actions import NUM_ACTIONS, action_name
 from ..rules.config import RulesConfig
 from ..rules.game import validate_deal, validate_scores
@@ -29,6 +29,10 @@ class CompiledState(NamedTuple):
     cfg: np.ndarray
     #: float64, the target and encoder factors (compiled.state ``F_*``).
     fcfg: np.ndarray
+
+#: The most games one batch holds: about 5.5 kB each, so a typo such as 10**12 is refused rather than
+#: ending in a MemoryError (a million games take 5.5 GB, and twice that behind the Gymnasium API).
+MAX_NUM_ENVS = 1_000_000
 
 
 @dataclass
@@ -94,10 +98,9 @@ class VectorAllFives:
         options = EnvOptions(episode=episode, reward=reward, auto_forced=auto_forced)
         if encoder != "default":
             raise ValueError(f"encoder={encoder!r} is not allowed; the vector env builds only 'default' observations")
-        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
-            raise ValueError(f"num_envs={num_envs!r} is not allowed; give a positive integer")
+        B = check_count("num_envs", num_envs, maximum=MAX_NUM_ENVS)
         self.config = RulesConfig(num_players=num_players, **rule_options)
-        self.num_envs = B = int(num_envs)
+        self.num_envs = B
         self.num_players = n = self.config.num_players
         self.num_sides = sides = self.config.num_sides
         self.episode, self.reward_mode, self.auto_forced = episode, reward, options.auto_forced

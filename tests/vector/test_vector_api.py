@@ -6,6 +6,7 @@ import pytest
 from allfives_env.env.encoders import default_layout
 from allfives_env.rules.actions import DRAW
 from allfives_env.vector import VectorAllFives, make_rng_state, random_legal_actions
+from allfives_env.vector.batched import MAX_NUM_ENVS
 
 
 def play(venv, steps, seed=0, out=None):
@@ -172,8 +173,9 @@ def test_options_are_checked():
         VectorAllFives(4, hand_scoring="double")
     with pytest.raises(ValueError, match="encoder"):
         VectorAllFives(4, encoder="history")
-    with pytest.raises(ValueError, match="num_envs"):
-        VectorAllFives(0)
+    for bad in (0, 2.0, True, "4", MAX_NUM_ENVS + 1, 10**12):  # 10**12: a MemoryError before the cap
+        with pytest.raises(ValueError, match=r"num_envs=.* is not allowed; allowed: a whole number from 1 to 1,000,000"):
+            VectorAllFives(bad)
     with pytest.raises(RuntimeError, match="reset"):
         VectorAllFives(2).step(np.zeros(2, np.int64))
 
