@@ -2,6 +2,7 @@
 nothing played or written; output paths are checked before the work that fills them."""
 
 import json
+import os
 import subprocess
 import sys
 from importlib.metadata import version
@@ -321,6 +322,24 @@ def test_the_write_check_leaves_nothing_behind(tmp_path):
     assert check_output_file(str(tmp_path / "old.json"), "--json") == str(tmp_path / "old.json")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["old.json"]
     assert (tmp_path / "old.json").read_text() == "kept"
+
+
+def test_a_named_pipe_or_a_device_is_accepted_without_being_opened(tmp_path):
+    """Opening a pipe with no reader blocks: the check runs in a daemon thread, so a regression fails
+    the test after 10 s instead of hanging the suite."""
+    import threading
+
+    from allfives_env.arena.outputs import check_output_file
+
+    pipe = str(tmp_path / "results.pipe")
+    os.mkfifo(pipe)
+    answers = []
+    for path in (pipe, os.devnull):
+        worker = threading.Thread(target=lambda p=path: answers.append(check_output_file(p, "--json")), daemon=True)
+        worker.start()
+        worker.join(10)
+        assert not worker.is_alive(), f"check_output_file({path!r}) blocked"
+    assert answers == [pipe, os.devnull]
 
 
 @pytest.mark.parametrize("argv", [
