@@ -134,6 +134,21 @@ def _check_outputs(args, *options):
         given[key] = flag
 
 
+def _check_record_file(path):
+    """``play``/``watch --record``: the game is added to the file, so the file must be new, empty or hold
+    records already (a results JSON named by mistake would be spoilt); checked before the game."""
+    _check_outputs(argparse.Namespace(record=path), "record")
+    if path is None or not os.path.isfile(path) or os.path.getsize(path) == 0:
+        return
+    from .rules.record import read_records
+
+    try:
+        read_records(path)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ValueError(f"--record {path} holds something other than game records, and the game is added to "
+                         f"it ({exc}); give a new file or a file of records") from None
+
+
 def _record_target(out):
     """``(kind, path)`` for ``record --out``: ``"gif"`` for a name ending in ``.gif``, ``"frames"``
     for a folder of numbered PNG frames (a name ending in ``/``, a name without an extension or an
@@ -325,7 +340,8 @@ def add_play(p):
                    help="your opponents: one spec for all, or one per opponent seat in seat order (default heuristic)")
     p.add_argument("--seat", type=_seat, default=0, help="your seat (default 0); play goes 0, 1, 2, ...")
     p.add_argument("--partner", metavar="SPEC", help="4 players: your partner's spec (default: the first of --agents)")
-    p.add_argument("--record", metavar="PATH.jsonl", help="write the game as a replayable record")
+    p.add_argument("--record", metavar="PATH.jsonl",
+                   help="add the game to this file of replayable records (a new file, or one with games already)")
     _add_table_options(p)
 
 
@@ -334,7 +350,7 @@ def run_play(args) -> int:
 
     specs = play_seat_specs(args.players, args.seat, args.agents, args.partner)
     agents = _agents_for(specs)
-    _check_outputs(args, "record")
+    _check_record_file(args.record)
     console = make_console(color=False if args.no_color else None)
     seats = ["human" if s is None else s for s in specs]
     return play_session(_config(args), args.seat, agents, _names_for(specs, args.seat), _seed(args), sys.stdin,
@@ -347,7 +363,8 @@ def add_watch(p):
                         "or one for every seat")
     p.add_argument("--delay", type=_delay, default=None,
                    help=f"seconds between screens, 0..{MAX_DELAY:g} (default 0.8 on a terminal, 0 otherwise)")
-    p.add_argument("--record", metavar="PATH.jsonl", help="write the game as a replayable record")
+    p.add_argument("--record", metavar="PATH.jsonl",
+                   help="add the game to this file of replayable records (a new file, or one with games already)")
     _add_table_options(p)
 
 
@@ -356,7 +373,7 @@ def run_watch(args) -> int:
 
     specs = watch_seat_specs(args.players, args.agents)
     agents = _agents_for(specs)
-    _check_outputs(args, "record")
+    _check_record_file(args.record)
     console = make_console(color=False if args.no_color else None)
     delay = args.delay if args.delay is not None else (0.8 if console.is_terminal else 0.0)
     return watch_session(_config(args), agents, _names_for(specs), _seed(args), console, delay=delay,
@@ -378,6 +395,9 @@ def run_replay(args) -> int:
         from .arena.outputs import check_output_file
 
         check_output_file(args.html, "--html", "game.html")
+        if not args.html.lower().endswith((".html", ".htm")):  # so a record file is never written over by mistake
+            raise ValueError(f"--html {args.html} does not end in .html or .htm; give the page such a name, "
+                             "e.g. game.html")
         if os.path.realpath(args.html) == os.path.realpath(args.record):
             raise ValueError(f"--html {args.html} is the record file itself; give the page its own name, "
                              "e.g. game.html")

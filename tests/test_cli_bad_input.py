@@ -258,6 +258,20 @@ def test_reading_a_missing_or_folder_record_is_one_line(capsys, tmp_path):
     assert_one_line_error(*run_cli(capsys, "replay", str(tmp_path)), f"{tmp_path}: Is a directory")
 
 
+@pytest.mark.parametrize("html", [False, True])
+def test_a_record_that_does_not_replay_is_one_line_in_both_replays(capsys, tmp_path, html):
+    """A scores_after edited by hand: the terminal replay says so as --html does (one line, status 2)."""
+    assert run_cli(capsys, "eval", "--agents", "greedy", "random", "--games", "1", "--records",
+                   str(tmp_path / "g.jsonl"), "--no-progress")[0] == 0
+    record = json.loads((tmp_path / "g.jsonl").read_text().splitlines()[0])
+    record["hands"][0]["scores_after"][0] += 5
+    (tmp_path / "bad.jsonl").write_text(json.dumps(record) + "\n")
+    page = ["--html", str(tmp_path / "game.html")] if html else []
+    assert_one_line_error(*run_cli(capsys, "replay", str(tmp_path / "bad.jsonl"), *page),
+                          "Record check failed: hand 1 replays to scores")
+    assert not (tmp_path / "game.html").exists()
+
+
 # ------------------------------------------------------------------ --version
 def test_version_is_the_installed_distributions(capsys):
     status, out, _ = run_cli(capsys, "--version")

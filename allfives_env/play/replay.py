@@ -52,13 +52,12 @@ def record_names(record, num_players):
 
 
 def replay_session(record, stdin, console, echo=False):
-    """Step through a recorded game. Returns 0, or 1 if the record does not
-    replay (an illegal action, a score that does not match)."""
+    """Step through a recorded game; returns 0. A record that does not replay (an illegal action, a score
+    that does not match) raises ``ValueError`` before anything is shown, as ``replay --html`` does."""
     try:
         positions, names = replay_positions(record)
     except ValueError as exc:
-        show_error(console, f"Record check failed: {exc}")
-        return 1
+        raise ValueError(f"Record check failed: {exc}") from None
     scores = scores_text(positions[-1][1], names)
     print_lines(console, [f"Record check: {len(record['hands'])} hands replay to the recorded scores "
                           f"hand by hand and to the final scores ({scores})."])

@@ -128,8 +128,8 @@ def _finish(console, table, names, happened, viewer, quit_early, show_position=T
 
 
 def _write_record(path, table, seats):
-    if path:
-        write_records(path, [table.record(seats)])
+    if path:  # added to the file: a session never replaces games recorded before (checked by the CLI)
+        write_records(path, [table.record(seats)], append=True)
 
 
 def _show(console, lines, delay, sleep):

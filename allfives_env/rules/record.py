@@ -72,9 +72,13 @@ def record_line(record) -> str:
     return json.dumps(record) + "\n"
 
 
-def write_records(path, records):
-    """Write ``records`` to ``path`` as JSONL, one record a line."""
-    with open(path, "w") as f:
+def write_records(path, records, append=False):
+    """Write ``records`` to ``path`` as JSONL, one record a line (``append``: after the file's lines)."""
+    with open(path, "a+" if append else "w") as f:
+        if append and f.tell() > 0:  # a last line without its newline (edited by hand) is ended first
+            f.seek(f.tell() - 1)
+            if f.read(1) != "\n":
+                f.write("\n")
         for record in records:
             f.write(record_line(record))
 

@@ -33,6 +33,19 @@ def test_watch_is_reproducible_from_its_seed_and_writes_a_record(tmp_path):
     out = io.StringIO()
     assert replay_session(record, io.StringIO("e\n"), make_console(out, color=False)) == 0
     assert "replay to the recorded scores" in out.getvalue()
+    rec.write_text(rec.read_text().rstrip("\n"))  # a last line without its newline, as an editor may leave it
+    assert _cli(*args, "--record", str(rec)).returncode == 0  # a second game is added, the first kept
+    assert [json.loads(line) for line in rec.read_text().splitlines()] == [record, record]
+
+
+def test_a_record_option_naming_a_file_of_something_else_is_refused_before_the_game(tmp_path):
+    results = tmp_path / "results.json"
+    results.write_text('{"games": 2000}\n')
+    proc = _cli("watch", "--players", "2", "--agents", "greedy", "--delay", "0", "--record", str(results))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    (line,) = proc.stderr.strip().splitlines()
+    assert f"--record {results} holds something other than game records" in line and "Game over" not in proc.stdout
+    assert results.read_text() == '{"games": 2000}\n'
 
 
 def test_replay_of_an_arena_record_steps_forward_back_and_jumps(tmp_path):
@@ -52,9 +65,8 @@ def test_replay_reports_a_record_that_does_not_match_its_scores(tmp_path):
     run_match(RulesConfig(num_players=2, target=60), ["greedy", "random"], 2, seed=0, records_path=path)
     record = load_record(path, 0)
     record["scores"] = [s + 5 for s in record["scores"]]
-    out = io.StringIO()
-    assert replay_session(record, io.StringIO(""), make_console(out, color=False)) == 1
-    assert "Record check failed" in out.getvalue()
+    with pytest.raises(ValueError, match="Record check failed: the game replays to scores"):
+        replay_session(record, io.StringIO(""), make_console(io.StringIO(), color=False))
     bad = _cli("replay", str(path), "--game", "7")
     assert bad.returncode == 2 and "out of range" in bad.stderr
 
@@ -79,9 +91,8 @@ def test_replay_reports_an_illegal_recorded_action(tmp_path):
     run_match(RulesConfig(num_players=2, target=60), ["greedy", "random"], 2, seed=0, records_path=path)
     record = load_record(path, 1)
     record["hands"][0]["actions"][1] = record["hands"][0]["actions"][0]  # the tile just led, again
-    out = io.StringIO()
-    assert replay_session(record, io.StringIO(""), make_console(out, color=False)) == 1
-    assert "Record check failed: hand 1, step 2: the recorded action" in out.getvalue()
+    with pytest.raises(ValueError, match="Record check failed: hand 1, step 2: the recorded action"):
+        replay_session(record, io.StringIO(""), make_console(io.StringIO(), color=False))
 
 
 def test_watch_seat_specs():

@@ -362,7 +362,10 @@ def test_replay_html_writes_one_self_contained_page(tmp_path):
     boot = json.loads(page.split('<script type="application/json" id="boot">')[1].split("</script>")[0])
     games = len((tmp_path / "g.jsonl").read_text().splitlines())  # whole rotations: at least 2
     assert boot["offline"] and boot["replay"]["game"] == 2 and boot["replay"]["games_in_file"] == games
-    same = _cli("replay", str(tmp_path / "g.jsonl"), "--html", str(tmp_path / "g.jsonl"))
+    record_name = _cli("replay", str(tmp_path / "g.jsonl"), "--html", str(tmp_path / "g.jsonl"))
+    assert record_name.returncode == 2 and "does not end in .html or .htm" in record_name.stderr
+    (tmp_path / "g.html").write_bytes((tmp_path / "g.jsonl").read_bytes())
+    same = _cli("replay", str(tmp_path / "g.html"), "--html", str(tmp_path / "g.html"))
     assert same.returncode == 2 and "is the record file itself" in same.stderr
     missing = _cli("replay", str(tmp_path / "g.jsonl"), "--html", str(tmp_path / "no" / "x.html"))
     assert missing.returncode == 2 and "does not exist" in missing.stderr
