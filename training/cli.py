@@ -34,6 +34,11 @@ def add_arguments(p):
     p.add_argument("overrides", nargs="*", metavar="key=value", help="config overrides")
 
 
+#: Keys a resume cannot change (an override would be recorded in config.yaml but not take effect), and why.
+KEPT_ON_RESUME = {"seed": "its random streams go on from latest.pt",
+                  "init_from": "its weights go on from latest.pt"}
+
+
 def run(args) -> int:
     """Run from parsed arguments (shared by ``python -m training`` and ``allfives train``)."""
     from .loop import train  # torch: imported only to train, not to build the parser
@@ -47,6 +52,9 @@ def run(args) -> int:
             raise ConfigError("give either --resume RUN_DIR or --config, not both (the run keeps its own config)")
         for text in args.overrides:
             key, value = parse_override(text)
+            if key in KEPT_ON_RESUME and value != values.get(key):
+                raise ConfigError(f"{text}: a resumed run keeps its {key} ({KEPT_ON_RESUME[key]}); allowed: "
+                                  "other keys, or a new run")
             values[key] = value
         summary = train(make_config(values), args.resume, resume=True)
     else:

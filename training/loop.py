@@ -1,5 +1,6 @@
 """The training loop: updates, evaluations, logs and timed checkpoints until the budget is spent."""
 
+import math
 import os
 import signal
 import sys
@@ -9,7 +10,7 @@ import time
 from .checkpoint import export_policy
 from .config import ConfigError, TrainConfig
 from .metrics import MetricsLog
-from .run_folder import check_can_make, check_new_run_folder, new_run_dir, save_config
+from .run_folder import check_can_make, check_new_run_folder, lock_run_folder, new_run_dir, save_config
 from .trainer import Trainer
 
 
@@ -25,12 +26,23 @@ def train(cfg: TrainConfig, run_dir=None, resume=False) -> dict:
     else:
         check_new_run_folder(run_dir)
     trainer = Trainer(cfg, run_dir)
-    if resume:
-        trainer.restore(os.path.join(run_dir, "latest.pt"))
-        if budget_spent(trainer, cfg):  # nothing to run: say so rather than re-export the same policy
-            raise ConfigError(_budget_spent_text(trainer, cfg, run_dir))
-    os.makedirs(run_dir, exist_ok=True)
-    save_config(cfg, run_dir)
+    lock = lock_run_folder(run_dir) if resume else None  # before latest.pt is read: no other trainer writes it
+    try:
+        if resume:
+            trainer.restore(os.path.join(run_dir, "latest.pt"))
+            if budget_spent(trainer, cfg):  # nothing to run: say so rather than re-export the same policy
+                raise ConfigError(_budget_spent_text(trainer, cfg, run_dir))
+        os.makedirs(run_dir, exist_ok=True)
+        lock = lock or lock_run_folder(run_dir)
+        save_config(cfg, run_dir)
+        return _run(trainer, cfg, run_dir, resume)
+    finally:
+        if lock is not None:
+            lock.close()
+
+
+def _run(trainer, cfg, run_dir, resume) -> dict:
+    """Train in ``run_dir`` (made, locked, its config written) until the budget is spent or a stop is asked for."""
     origin = _THREADS_ORIGIN[trainer.threads_source]
     sys.stderr.write(f"training in {run_dir}: {trainer.torch_threads} torch thread(s){origin}\n")
     log = MetricsLog(run_dir, cfg, resume_update=trainer.update if resume else None,
@@ -95,10 +107,12 @@ class StopRequest:
 
 
 def _budget_spent_text(trainer, cfg, run_dir) -> str:
+    # the example doubles what the run has used (an override below that is spent already)
     if trainer.global_step >= cfg.total_timesteps:
-        spent, more = f"{trainer.global_step:,} decisions", f"total_timesteps={2 * cfg.total_timesteps}"
+        spent, more = f"{trainer.global_step:,} decisions", f"total_timesteps={2 * trainer.global_step}"
     else:
-        spent, more = f"{trainer.elapsed / 60:.1f} minutes", f"max_minutes={2 * cfg.max_minutes:g}"
+        minutes = trainer.elapsed / 60
+        spent, more = f"{minutes:.1f} minutes", f"max_minutes={max(2 * cfg.max_minutes, math.ceil(2 * minutes)):g}"
     return (f"the run in {run_dir} has used its budget ({spent}); nothing to resume until it is raised, "
             f"e.g. --resume {run_dir} {more}")
 

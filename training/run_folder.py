@@ -1,5 +1,6 @@
 """The run folder: where a run writes, and the resolved config it keeps."""
 
+import fcntl
 import os
 import time
 
@@ -44,6 +45,30 @@ def new_run_dir(cfg) -> str:
         k += 1
         run_dir = os.path.join(cfg.runs_dir, f"{cfg.run_name}_s{cfg.seed}_{stamp}_{k}")
     return run_dir
+
+
+#: The lock a training process holds on its run folder for as long as it runs (released by the system when the
+#: process ends, however it ends, so a killed run leaves no stale lock).
+LOCK_FILE = ".train.lock"
+
+
+def lock_run_folder(run_dir):
+    """An open file holding an exclusive lock on ``run_dir`` (keep it open while training; close it to release).
+    A folder locked by another process is refused: two trainers would interleave their checkpoints and logs."""
+    handle = open(os.path.join(run_dir, LOCK_FILE), "a+")
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.seek(0)
+        holder = handle.read().strip() or "another process"
+        handle.close()
+        raise ConfigError(f"the run in {run_dir} is being trained by {holder}; wait for it to end or stop it "
+                          "(Ctrl-C saves latest.pt) before resuming") from None
+    handle.seek(0)
+    handle.truncate()
+    handle.write(f"process {os.getpid()}\n")
+    handle.flush()
+    return handle
 
 
 def save_config(cfg, run_dir):

@@ -18,6 +18,7 @@ from training.checkpoint import load_checkpoint
 from training.cli import main as train_main
 from training.config import load_config, to_dict
 from training.plot import main as plot_main
+from training.run_folder import lock_run_folder
 from training.summary import main as summary_main
 
 FAST = ["eval_every=0", "torch_threads=1", "tensorboard=false", "anneal_lr=false", "total_timesteps=2048", "checkpoint_minutes=0"]
@@ -57,7 +58,18 @@ def test_smoke_config_runs_the_whole_pipeline(tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "has used its budget (8,192 decisions)" in err
     assert err.endswith(f"--resume {run} total_timesteps=16384")
+    assert cli_main(["train", "--resume", run, "total_timesteps=1024"]) == 2  # the hint doubles what was used
+    assert capsys.readouterr().err.strip().endswith(f"--resume {run} total_timesteps=16384")
+    assert cli_main(["train", "--resume", run, "total_timesteps=10240", "seed=5"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "seed=5: a resumed run keeps its seed" in err
+    with lock_run_folder(run):  # as a trainer still running in the folder holds it
+        assert cli_main(["train", "--resume", run, "total_timesteps=10240"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and f"the run in {run} is being trained by process {os.getpid()}" in err
     assert open(os.path.join(run, "latest.pt"), "rb").read() == latest
+    assert load_checkpoint(os.path.join(run, "latest.pt"))["update"] == 8
+    assert "seed: 1\n" in open(os.path.join(run, "config.yaml")).read()
     assert plot_main([run]) == 0
     for name in ("winrate_steps.png", "winrate_time.png", "training.png"):
         assert os.path.getsize(os.path.join(run, "plots", name)) > 1000
