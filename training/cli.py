@@ -11,6 +11,7 @@ import os
 import sys
 
 from allfives_env.agents.ppo.agent import CheckpointError
+from allfives_env.cli import OneLineParser
 
 from .config import ConfigError, field_docs, load_config, make_config, parse_override, read_config_file
 from .metrics import format_summary
@@ -21,7 +22,7 @@ DESCRIPTION = "PPO self-play training for All Fives"
 def build_parser(prog="python -m training"):
     docs = field_docs()
     epilog = "config keys (override with key=value):\n" + "\n".join(f"  {k}: {v}" for k, v in docs.items())
-    p = argparse.ArgumentParser(prog=prog, description=DESCRIPTION,
+    p = OneLineParser(prog=prog, description=DESCRIPTION,
                                 epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_arguments(p)
     return p

@@ -64,7 +64,7 @@ class TrainConfig:
     """let the environment play single-choice draws and passes itself"""
     # ---- opponents (shares of games; normalised to sum to 1)
     opp_self: float = 0.6
-    """share of games where every seat is the current policy"""
+    """share of games where every seat is the current policy (the five opp_* shares are weights: normalised to sum to 1)"""
     opp_pool: float = 0.2
     """share of games against a past snapshot of the policy (one drawn per rollout)"""
     opp_greedy: float = 0.15
@@ -200,8 +200,14 @@ def _unknown(key):
     return ConfigError(f"unknown config key {key!r}{hint}")
 
 
+def _is_folder_name(name) -> bool:
+    """A single folder name: a run named ``../x`` or ``a/b`` would be made outside ``runs_dir`` or nested."""
+    return bool(name) and name not in (".", "..") and "/" not in name and os.sep not in name
+
+
 def _validate(cfg: TrainConfig) -> TrainConfig:
     checks = [
+        ("run_name", _is_folder_name(cfg.run_name), "a non-empty name without '/' (the run folder is made in runs_dir)"),
         ("num_players", cfg.num_players in (2, 3, 4), "2, 3 or 4"),
         ("device", cfg.device == "cpu" or cfg.device.startswith("cuda"), "cpu or cuda[:N]"),
         ("activation", cfg.activation in ("relu", "tanh"), "relu or tanh"),
@@ -242,7 +248,7 @@ def _validate(cfg: TrainConfig) -> TrainConfig:
         if not ok:
             raise ConfigError(f"config key {key!r} has the value {getattr(cfg, key)!r}; allowed: {allowed}")
     shares = [cfg.opp_self, cfg.opp_pool, cfg.opp_greedy, cfg.opp_random, cfg.opp_fixed]
-    if min(shares) < 0 or sum(shares) <= 0:
+    if min(shares) < 0 or not 0 < sum(shares) < math.inf:
         raise ConfigError("opponent shares opp_self, opp_pool, opp_greedy, opp_random, opp_fixed must be >= 0 "
                           "with a positive sum")
     if cfg.opp_fixed > 0:

@@ -8,10 +8,10 @@ network shape, the rules and the derived features; no optimizer or trainer
 state (what ``training/`` writes as ``policy.pt`` at a run's end).
 """
 
-import argparse
 import sys
 
 from allfives_env.agents.ppo.agent import CheckpointError, build_policy, policy_features, read_checkpoint
+from allfives_env.cli import OneLineParser
 from allfives_env.rules.config import RulesConfig
 
 from .checkpoint import check_policy_output, export_policy
@@ -29,7 +29,7 @@ def export(source, target) -> dict:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m training.export", description=__doc__.splitlines()[0])
+    p = OneLineParser(prog="python -m training.export", description=__doc__.splitlines()[0])
     p.add_argument("source", help="a checkpoint: RUN/latest.pt, RUN/best.pt or a policy file")
     p.add_argument("target", help="where to write the policy file")
     args = p.parse_args(argv)

@@ -13,7 +13,6 @@ from), later phases continue its decision count and wall time, and the curves
 are drawn as one run with the phase starts marked.
 """
 
-import argparse
 import csv
 import os
 import sys
@@ -21,16 +20,20 @@ import sys
 import yaml
 
 from allfives_env.arena.outputs import check_output_folder
+from allfives_env.cli import OneLineParser
 
 
 def read_metrics(run_dir) -> dict:
-    """metrics.csv as ``{column: [float or None, ...]}``."""
+    """metrics.csv as ``{column: [float or None, ...]}``; a file with no update logged yet is a ``ValueError``
+    (nothing to plot or sum up)."""
     path = os.path.join(run_dir, "metrics.csv")
     if not os.path.isfile(path):
         raise FileNotFoundError(f"{run_dir!r} has no metrics.csv (is it a run folder?)")
     with open(path) as f:
-        rows = list(csv.DictReader(f))
-    cols = rows[0].keys() if rows else []
+        rows = [row for row in csv.DictReader(f) if row.get("global_step") not in ("", None)]
+    if not rows:
+        raise ValueError(f"{run_dir!r} has no update logged in its metrics.csv yet")
+    cols = rows[0].keys()
     return {c: [float(r[c]) if r[c] not in ("", None) else None for r in rows] for c in cols}
 
 
@@ -149,7 +152,7 @@ def plot_runs(run_dirs, out_dir, chain=False) -> list:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m training.plot", description="learning curves of training runs")
+    p = OneLineParser(prog="python -m training.plot", description="learning curves of training runs")
     p.add_argument("run_dirs", nargs="+", metavar="RUN_DIR")
     p.add_argument("--out", metavar="DIR", help="where to write the PNGs (default: RUN_DIR/plots)")
     p.add_argument("--chain", action="store_true",

@@ -6,6 +6,8 @@ import time
 
 import yaml
 
+from allfives_env.arena.outputs import can_create_in
+
 from .config import ConfigError, to_dict
 
 
@@ -16,7 +18,7 @@ def check_can_make(folder, what):
     parent = os.path.abspath(folder)
     while not os.path.exists(parent):
         parent = os.path.dirname(parent)
-    if not os.path.isdir(parent) or not os.access(parent, os.W_OK):
+    if not os.path.isdir(parent) or not os.access(parent, os.W_OK) or not can_create_in(parent):
         raise ConfigError(f"{what} {folder!r} cannot be written: {parent!r} is not a writable folder")
 
 
@@ -24,11 +26,16 @@ def check_can_make(folder, what):
 RUN_FILES = ("config.yaml", "latest.pt", "best.pt", "policy.pt", "metrics.csv")
 
 
+def run_files_in(folder) -> list:
+    """The :data:`RUN_FILES` that ``folder`` holds (none: it holds no run)."""
+    return [name for name in RUN_FILES if os.path.exists(os.path.join(folder, name))]
+
+
 def check_new_run_folder(folder):
     """Refuse, before any work, a run folder that cannot be made or that already holds a run (a new
     run there would replace its checkpoints and logs)."""
     check_can_make(folder, "the run folder")
-    held = [name for name in RUN_FILES if os.path.exists(os.path.join(folder, name))]
+    held = run_files_in(folder)
     if held:
         raise ConfigError(f"the run folder {folder!r} already holds a run ({', '.join(held)}); continue it with "
                           f"--resume {folder}, or give a new folder")

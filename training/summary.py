@@ -7,23 +7,21 @@ win rate against ``--vs`` reached ``--reach`` (decisions and wall minutes).
 With several runs (seeds) it also prints the spread of the time to reach it.
 """
 
-import argparse
 import statistics
 import sys
+
+from allfives_env.cli import OneLineParser
 
 from .plot import read_metrics
 
 
 def summarize(run_dir, reach=0.6, vs="greedy") -> dict:
     m = read_metrics(run_dir)
-    logged = [i for i, v in enumerate(m.get("global_step", [])) if v is not None]
-    if not logged:
-        raise ValueError(f"{run_dir!r} has no update logged in its metrics.csv yet")
     ups = [i for i, s in enumerate(m["sps"]) if s is not None]
     parts = ("t_env", "t_inference", "t_bookkeeping", "t_update", "t_eval")
     totals = {p: sum(v for v in m[p] if v is not None) for p in parts}
     busy = sum(totals.values()) or 1.0
-    last = logged[-1]
+    last = len(m["global_step"]) - 1  # read_metrics keeps only the rows with an update logged
     out = {"run": run_dir, "decisions": int(m["global_step"][last]), "wall_min": m["wall_s"][last] / 60,
            "sps_per_update_mean": statistics.mean(m["sps"][i] for i in ups) if ups else float("nan"),
            "sps_overall": m["global_step"][last] / max(m["wall_s"][last], 1e-9),
@@ -44,7 +42,7 @@ def summarize(run_dir, reach=0.6, vs="greedy") -> dict:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m training.summary", description=__doc__.splitlines()[0])
+    p = OneLineParser(prog="python -m training.summary", description=__doc__.splitlines()[0])
     p.add_argument("run_dirs", nargs="+")
     p.add_argument("--reach", type=float, default=0.6, help="win rate to reach (default 0.6)")
     p.add_argument("--vs", default="greedy", help="evaluation opponent (default greedy)")

@@ -45,11 +45,11 @@ def check_output_folder(folder, where, probe=True) -> None:
         raise ValueError(f"{where}: folder {folder} does not exist; create it first or give a path in an existing folder")
     if not os.path.isdir(folder):
         raise ValueError(f"{where}: {folder} is a file, not a folder; give a path in an existing folder")
-    if not os.access(folder, os.W_OK | os.X_OK) or (probe and not _can_create_in(folder)):
+    if not os.access(folder, os.W_OK | os.X_OK) or (probe and not can_create_in(folder)):
         raise ValueError(f"{where}: folder {folder} is not writable; give a path in a writable folder")
 
 
-def _can_create_in(folder) -> bool:
+def can_create_in(folder) -> bool:
     """Whether a file can be created in ``folder``: one is, and removed at once. ``os.access`` alone says
     yes to root everywhere, /proc and read-only mounts included."""
     try:

@@ -46,10 +46,14 @@ def test_overrides_are_typed():
     ("max_minutes=inf", ["max_minutes", "a finite number"]),
     ("clip_coef=-1", ["clip_coef", "a positive number"]),
     ("eval_workers=-1", ["eval_workers", "a positive integer"]),
+    ("run_name=../../escaped", ["run_name", "without '/'"]),  # was a folder outside runs_dir
+    ("run_name=a/b", ["run_name", "without '/'"]),
+    ("run_name=''", ["run_name", "a non-empty name"]),
+    (["opp_self=1e308", "opp_pool=1e308"], ["opponent shares", "positive sum"]),  # was NumPy's "do not sum to 1"
 ])
 def test_bad_values_name_the_key(override, words):
     with pytest.raises(ConfigError) as err:
-        load_config(None, [override])
+        load_config(None, override if isinstance(override, list) else [override])
     for word in words:
         assert word in str(err.value)
 
@@ -94,6 +98,11 @@ def test_malformed_yaml_and_unwritable_places_are_one_line(tmp_path, capsys):
     (tmp_path / "file").write_text("x")
     assert main(["--config", "configs/smoke.yaml", f"runs_dir={tmp_path / 'file'}"]) == 2
     assert "is a file, not a folder" in capsys.readouterr().err
+    # /proc lets no one make files, though os.access says yes to root: refused before the run, in one line
+    for place in (["--run-dir", "/proc/allfives-run"], ["runs_dir=/proc/allfives-runs"]):
+        assert main(["--config", "configs/smoke.yaml", *place]) == 2
+        err = capsys.readouterr().err
+        assert "cannot be written: '/proc' is not a writable folder" in err and len(err.splitlines()) == 1
     base = tmp_path / "loop.yaml"
     base.write_text("extends: loop.yaml\n")
     assert main(["--config", str(base)]) == 2

@@ -93,6 +93,8 @@ def test_summary_and_plot_refuse_a_folder_that_is_not_a_run_in_one_line_and_crea
     assert not (tmp_path / "a").exists()
     (tmp_path / "metrics.csv").write_text("update,global_step,wall_s\n")
     refused(summary_main, [tmp_path], "has no update logged")
+    refused(plot_main, [tmp_path], "has no update logged")  # was blank plots and status 0
+    assert not (tmp_path / "plots").exists()
 
 
 def test_same_seed_same_first_updates_and_exact_resume(tmp_path):
