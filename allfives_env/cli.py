@@ -286,10 +286,12 @@ def run_benchmark(args) -> int:
     from .arena.benchmark import run_benchmark as score
     from .arena.ratings import refuse_repeated_specs
 
-    candidate, *_ = _agents_for([args.spec, *(args.opponents or ladder(args.players))])  # every spec first
+    agents = _agents_for([args.spec, *(args.opponents or ladder(args.players))])  # every spec first
     refuse_repeated_specs(args.opponents or (), "--opponents")
-    # the candidate's own checks (a policy trained for another player count) before the first game
-    candidate.reset(0, RulesConfig(num_players=args.players), np.random.default_rng(0))
+    # each agent's own checks (a policy trained for another player count) before the first game, not after
+    # the matches before its own
+    for agent in agents:
+        agent.reset(0, RulesConfig(num_players=args.players), np.random.default_rng(0))
     _check_outputs(args, "json", "markdown")
     log = None if args.no_progress else (lambda text: print(text, file=sys.stderr, flush=True))
     card = score(args.spec, args.players, quick=args.quick, opponents=args.opponents, workers=args.workers,

@@ -211,6 +211,8 @@ def estimates(candidate: dict, reference: dict = None, reference_sample: dict = 
                 entry[name]["variance_reduction"] = float(1.0 - (entry[name]["se"] / raw["se"]) ** 2)
             if name in entry and metric == "win_share":  # a share lies in [0, 1]; the normal interval may not
                 entry[name]["ci95"] = [min(max(bound, 0.0), 1.0) for bound in entry[name]["ci95"]]
+                if entry[name]["se"] == 0:  # every deal the same result: a point says nothing, Wilson's does
+                    entry[name]["ci95"] = list(raw["ci95"])
         result["win_rate" if metric == "win_share" else "margin"] = entry
     return result
 

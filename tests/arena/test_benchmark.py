@@ -91,7 +91,10 @@ def test_bad_specs_and_outputs_fail_before_any_game(tmp_path):
                           timeout=120)
     assert done.returncode == 2 and "does not exist" in done.stderr
     for args, message in ((["ppo:checkpoints/ppo_3p.pt", "--players", "2"], "trained for 3 players"),
-                          (["greedy", "--opponents", "random", "random"], "'random' is in --opponents twice")):
+                          (["greedy", "--opponents", "random", "random"], "'random' is in --opponents twice"),
+                          # an opponent's own check too, not after the matches before it
+                          (["greedy", "--players", "2", "--opponents", "random", "ppo:checkpoints/ppo_3p.pt"],
+                           "trained for 3 players")):
         done = subprocess.run([sys.executable, "-m", "allfives_env.cli", "benchmark", *args, "--quick"],
                               capture_output=True, text=True, timeout=120)
         assert done.returncode == 2 and message in done.stderr and "games" not in done.stderr  # before any match
@@ -170,6 +173,18 @@ def test_a_win_rate_interval_stays_within_0_and_1():
         lo, hi = result[name]["ci95"]
         assert 0.0 <= lo <= result[name]["mean"] <= hi <= 1.0, name
     assert result["duplicate"]["ci95"][1] == 1.0  # clipped, not shifted
+
+
+def test_every_game_won_gives_wilsons_interval_not_a_point():
+    """The per-deal spread is 0, so the normal interval is [1, 1]; 40 wins of 40 say [0.912, 1]."""
+    deals = np.repeat(np.arange(20), 2)
+    luck = np.linspace(-1.0, 1.0, 40)
+    candidate = {"win_share": np.ones(40), "margin": np.full(40, 50.0), "deal": deals}
+    reference = {"win_share": 0.5 + 0.1 * luck, "margin": luck, "deal": deals}
+    result = estimates(candidate, reference, reference)["win_rate"]
+    assert result["raw"]["ci95"][0] == pytest.approx(0.912, abs=5e-4)
+    for name in ("duplicate", "control_variate"):
+        assert result[name]["mean"] == 1.0 and result[name]["ci95"] == result["raw"]["ci95"], name
 
 
 def test_a_variance_reduction_of_a_rounding_residue_reads_0_percent():
