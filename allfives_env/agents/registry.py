@@ -218,6 +218,9 @@ def _parse_options(text, allow_positional, spec):
         if not item:
             continue
         key, eq, value = item.partition("=")
+        if eq and ":" in key:  # ppo:PATH:infer=off
+            raise ValueError(f"cannot read {item!r} in agent spec {spec!r}: options follow a ',', not a ':' "
+                             "(e.g. ppo:PATH,infer=off)")
         if not eq:
             if allow_positional and path is None:
                 path = item

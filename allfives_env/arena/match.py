@@ -8,7 +8,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 
 from ..agents.registry import make_agent
-from ..env.options import check_seed
+from ..env.options import check_count, check_seed
 from ..rules.config import RulesConfig
 from ..rules.record import write_records
 from .game import play_game
@@ -25,7 +25,7 @@ def run_match(config: RulesConfig, specs, games: int, seed: int = 0, workers: in
     ``workers == 1``, agent objects. Results do not depend on ``workers``.
     ``records_path``: write every game's record there (JSONL, see
     :mod:`allfives_env.rules.record`)."""
-    _check_match(config, specs, games)
+    _check_match(config, specs, games, workers)
     check_seed(seed, allow_none=False)  # the deals come from it
     if records_path is not None:
         check_output_file(records_path, "records_path", "games.jsonl")  # before the games, not after them
@@ -50,15 +50,23 @@ def spec_count(n: int) -> str:
     return f"{n} agent spec{'' if n == 1 else 's'}"
 
 
-def _check_match(config, specs, games):
-    """Fail fast on a bad spec count, game count or spec, before any worker starts."""
+def _check_match(config, specs, games, workers):
+    """Fail fast on a bad config, spec count, game count, worker count or spec, before any worker starts."""
+    if not isinstance(config, RulesConfig):
+        raise ValueError(f"config={config!r} is not allowed; allowed: a RulesConfig, e.g. RulesConfig(num_players=2)")
+    if isinstance(specs, str) or not isinstance(specs, (list, tuple)):
+        raise ValueError(f"specs={specs!r} is not allowed; allowed: a list of {config.num_sides} agent specs or "
+                         f"agents (one per {'partnership' if config.num_players == 4 else 'player'})")
+    check_count("games", games)
+    check_count("workers", workers)
+    if workers > 1 and not all(isinstance(spec, str) for spec in specs):
+        raise ValueError(f"workers={workers} needs every agent as a spec string (each worker process builds its "
+                         "own); allowed: workers=1 with agent objects")
     if len(specs) != config.num_sides:
         raise ValueError(
             f"{spec_count(len(specs))} for {config.num_players} players; give {config.num_sides} "
             f"(one per {'partnership' if config.num_players == 4 else 'player'})"
         )
-    if games < 1:
-        raise ValueError(f"games={games}; allowed: a positive integer")
     for spec in specs:
         make_agent(spec)
 

@@ -4,6 +4,7 @@ import json
 
 import pytest
 
+from allfives_env.agents.random_agent import RandomAgent
 from allfives_env.arena import hand_deal, rate_agents, replay_record, rotations, run_match, wilson_interval
 from allfives_env.rules import RulesConfig, read_records
 
@@ -141,6 +142,24 @@ def test_games_round_up_to_whole_rotations_and_stats_add_up():
 def test_wrong_spec_count_is_an_error():
     with pytest.raises(ValueError, match="give 2"):
         run_match(RulesConfig(num_players=4), ["greedy", "random", "greedy"], games=2)
+
+
+@pytest.mark.parametrize("options, words", [
+    ({"games": 1.5}, "games=1.5 is not allowed; allowed: a positive whole number"),  # was int()'s TypeError
+    ({"games": "4"}, "games='4' is not allowed"),
+    ({"games": True}, "games=True is not allowed"),  # was 1 game
+    ({"workers": 0}, "workers=0 is not allowed; allowed: a positive whole number"),  # was played inline
+    ({"workers": -1}, "workers=-1 is not allowed"),
+    ({"config": {"num_players": 2}}, "config={'num_players': 2} is not allowed; allowed: a RulesConfig"),
+    ({"specs": "greedy random"}, "specs='greedy random' is not allowed; allowed: a list of 2 agent specs"),
+    ({"specs": ["greedy", RandomAgent()], "workers": 2}, "workers=2 needs every agent as a spec string"),
+])
+def test_run_match_refuses_bad_arguments_in_one_line_before_any_game(options, words):
+    """Each was a TypeError, an AttributeError, a PicklingError after the first games, or silently accepted."""
+    arguments = {"config": RulesConfig(num_players=2), "specs": ["greedy", "random"], "games": 2, **options}
+    with pytest.raises(ValueError) as refused:
+        run_match(arguments.pop("config"), arguments.pop("specs"), **arguments)
+    assert words in str(refused.value) and "\n" not in str(refused.value)
 
 
 def test_rating_orders_a_clear_pool():
