@@ -51,8 +51,8 @@ def _whole(text, allowed):
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number; allowed: {allowed}") from None
 
 
-def _number(text, allowed):
-    """``text`` as a finite float, or an argparse error saying what is allowed."""
+def number_arg(text, allowed):
+    """``text`` as a finite float, or an argparse error saying what is allowed (shared with ``training``)."""
     try:
         value = float(text)
     except ValueError:
@@ -62,7 +62,7 @@ def _number(text, allowed):
     return value
 
 
-def _players(text):
+def players_arg(text):
     allowed = "2, 3 or 4 players"
     n = _whole(text, allowed)
     if n not in (2, 3, 4):
@@ -83,16 +83,16 @@ def _whole_in(low, high, allowed):
 
 
 _positive = _whole_in(1, None, "a positive whole number")
-_games = _whole_in(1, MAX_GAMES, f"a positive whole number of games up to {MAX_GAMES:,}")
+games_arg = _whole_in(1, MAX_GAMES, f"a positive whole number of games up to {MAX_GAMES:,}")
 _workers = _whole_in(1, MAX_WORKERS, f"a positive whole number of worker processes up to {MAX_WORKERS}")
-_seed_value = _whole_in(0, None, "a whole number >= 0")
+seed_arg = _whole_in(0, None, "a whole number >= 0")
 # the upper end depends on --players: checked with it
 _seat = _whole_in(0, None, "a seat 0..players-1 (0..1 with 2 players, 0..2 with 3, 0..3 with 4)")
 
 
 def _target(text):
     allowed = f"a positive number of points up to {MAX_TARGET:,} (default: {DEFAULT_TARGETS_TEXT})"
-    value = _number(text, allowed)
+    value = number_arg(text, allowed)
     if not is_valid_target(value):
         raise argparse.ArgumentTypeError(f"{text} is not allowed; allowed: {allowed}")
     return value
@@ -100,7 +100,7 @@ def _target(text):
 
 def _delay(text):
     allowed = f"seconds from 0 to {MAX_DELAY:g}"
-    value = _number(text, allowed)
+    value = number_arg(text, allowed)
     if not 0 <= value <= MAX_DELAY:
         raise argparse.ArgumentTypeError(f"{text} is not allowed; allowed: {allowed}")
     return value
@@ -108,7 +108,7 @@ def _delay(text):
 
 def _frame_seconds(text):
     allowed = f"seconds from {MIN_FRAME_SECONDS:g} to {MAX_FRAME_SECONDS:g}"
-    value = _number(text, allowed)
+    value = number_arg(text, allowed)
     if not MIN_FRAME_SECONDS <= value <= MAX_FRAME_SECONDS:
         raise argparse.ArgumentTypeError(f"{text} is not allowed; allowed: {allowed}")
     return value
@@ -179,10 +179,10 @@ def _record_target(out):
 
 
 def _add_match_options(p):
-    p.add_argument("--players", type=_players, default=2, help="2, 3 or 4 (4 = two partnerships)")
-    p.add_argument("--games", type=_games, default=100,
+    p.add_argument("--players", type=players_arg, default=2, help="2, 3 or 4 (4 = two partnerships)")
+    p.add_argument("--games", type=games_arg, default=100,
                    help=f"games to the target, 1..{MAX_GAMES:,} (rounded up to whole rotations)")
-    p.add_argument("--seed", type=_seed_value, default=0, help="seed of the deals and of every agent (>= 0)")
+    p.add_argument("--seed", type=seed_arg, default=0, help="seed of the deals and of every agent (>= 0)")
     p.add_argument("--workers", type=_workers, default=1, help=f"worker processes, 1..{MAX_WORKERS}")
     p.add_argument("--target", type=_target, default=None,
                    help=f"points to win, up to {MAX_TARGET:,} (default: the R3 target)")
@@ -269,7 +269,7 @@ def run_rate(args) -> int:
 # ------------------------------------------------------------------ benchmark
 def add_benchmark(p):
     p.add_argument("spec", metavar="SPEC", help="the agent to score (any agent spec)")
-    p.add_argument("--players", type=_players, default=2, help="2, 3 or 4 (4 = two partnerships)")
+    p.add_argument("--players", type=players_arg, default=2, help="2, 3 or 4 (4 = two partnerships)")
     p.add_argument("--quick", action="store_true", help="the protocol's quick deal set (a smoke run, not for citing)")
     p.add_argument("--opponents", nargs="+", metavar="SPEC",
                    help="score against these instead of the protocol's ladder (the scorecard says partial)")
@@ -280,18 +280,13 @@ def add_benchmark(p):
 
 
 def run_benchmark(args) -> int:
-    import numpy as np
 
     from .arena.benchmark import format_scorecard, ladder
     from .arena.benchmark import run_benchmark as score
     from .arena.ratings import refuse_repeated_specs
 
-    agents = _agents_for([args.spec, *(args.opponents or ladder(args.players))])  # every spec first
+    _agents_for([args.spec, *(args.opponents or ladder(args.players))])  # every spec first
     refuse_repeated_specs(args.opponents or (), "--opponents")
-    # each agent's own checks (a policy trained for another player count) before the first game, not after
-    # the matches before its own
-    for agent in agents:
-        agent.reset(0, RulesConfig(num_players=args.players), np.random.default_rng(0))
     _check_outputs(args, "json", "markdown")
     log = None if args.no_progress else (lambda text: print(text, file=sys.stderr, flush=True))
     card = score(args.spec, args.players, quick=args.quick, opponents=args.opponents, workers=args.workers,
@@ -313,8 +308,8 @@ def _config(args):
 
 # ------------------------------------------------------------------ play / watch / replay / record
 def _add_table_options(p):
-    p.add_argument("--players", type=_players, default=2, help="2, 3 or 4 (4 = two partnerships)")
-    p.add_argument("--seed", type=_seed_value, default=None,
+    p.add_argument("--players", type=players_arg, default=2, help="2, 3 or 4 (4 = two partnerships)")
+    p.add_argument("--seed", type=seed_arg, default=None,
                    help="seed of the deals and agents, >= 0 (default: fresh each run)")
     p.add_argument("--target", type=_target, default=None,
                    help=f"points to win, up to {MAX_TARGET:,} (default: the R3 target)")
@@ -439,7 +434,7 @@ def add_serve(p):
     p.add_argument("--port", type=_port, default=8000, help="the port (default 8000; 0 picks a free one)")
     p.add_argument("--host", default="127.0.0.1",
                    help="the address to listen on (default 127.0.0.1: this machine only)")
-    p.add_argument("--players", type=_players, default=2, help="2, 3 or 4 (4 = two partnerships)")
+    p.add_argument("--players", type=players_arg, default=2, help="2, 3 or 4 (4 = two partnerships)")
     p.add_argument("--agents", nargs="+", default=list(SERVE_AGENTS), metavar="SPEC",
                    help=f"the agents a game may choose, first = default (default: {' '.join(SERVE_AGENTS)}); "
                         "any arena spec, trained ones included (ppo:PATH)")
@@ -488,8 +483,8 @@ def add_record(p):
                         "of numbered PNG frames (for a video)")
     p.add_argument("--frame-seconds", type=_frame_seconds, default=0.6,
                    help=f"seconds per GIF frame, {MIN_FRAME_SECONDS:g}..{MAX_FRAME_SECONDS:g} (default 0.6)")
-    p.add_argument("--players", type=_players, default=2, help="2, 3 or 4 (4 = two partnerships)")
-    p.add_argument("--seed", type=_seed_value, default=0, help="seed of the deals and agents (>= 0)")
+    p.add_argument("--players", type=players_arg, default=2, help="2, 3 or 4 (4 = two partnerships)")
+    p.add_argument("--seed", type=seed_arg, default=0, help="seed of the deals and agents (>= 0)")
     p.add_argument("--target", type=_target, default=None,
                    help=f"points to win, up to {MAX_TARGET:,} (default: the R3 target)")
 

@@ -22,8 +22,8 @@ DESCRIPTION = "PPO self-play training for All Fives"
 def build_parser(prog="python -m training"):
     docs = field_docs()
     epilog = "config keys (override with key=value):\n" + "\n".join(f"  {k}: {v}" for k, v in docs.items())
-    p = OneLineParser(prog=prog, description=DESCRIPTION,
-                                epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = OneLineParser(prog=prog, description=DESCRIPTION, epilog=epilog,
+                      formatter_class=argparse.RawDescriptionHelpFormatter)
     add_arguments(p)
     return p
 

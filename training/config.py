@@ -22,6 +22,7 @@ from allfives_env.agents.batched import check_batched_spec
 from allfives_env.agents.ppo.features import FEATURES
 from allfives_env.agents.registry import check_spec
 from allfives_env.rules.config import MAX_TARGET, is_valid_target
+from allfives_env.vector.batched import MAX_NUM_ENVS
 
 
 class ConfigError(ValueError):
@@ -64,7 +65,7 @@ class TrainConfig:
     """let the environment play single-choice draws and passes itself"""
     # ---- opponents (shares of games; normalised to sum to 1)
     opp_self: float = 0.6
-    """share of games where every seat is the current policy (the five opp_* shares are weights: normalised to sum to 1)"""
+    """share of games where every seat is the current policy (the opp_* shares are weights, normalised to sum 1)"""
     opp_pool: float = 0.2
     """share of games against a past snapshot of the policy (one drawn per rollout)"""
     opp_greedy: float = 0.15
@@ -207,12 +208,12 @@ def _is_folder_name(name) -> bool:
 
 def _validate(cfg: TrainConfig) -> TrainConfig:
     checks = [
-        ("run_name", _is_folder_name(cfg.run_name), "a non-empty name without '/' (the run folder is made in runs_dir)"),
+        ("run_name", _is_folder_name(cfg.run_name), "a non-empty name without '/' (the folder made in runs_dir)"),
         ("num_players", cfg.num_players in (2, 3, 4), "2, 3 or 4"),
         ("device", cfg.device == "cpu" or cfg.device.startswith("cuda"), "cpu or cuda[:N]"),
         ("activation", cfg.activation in ("relu", "tanh"), "relu or tanh"),
         ("features", cfg.features in FEATURES, " or ".join(FEATURES)),
-        ("num_envs", cfg.num_envs >= 1, "a positive integer"),
+        ("num_envs", 1 <= cfg.num_envs <= MAX_NUM_ENVS, f"a whole number from 1 to {MAX_NUM_ENVS:,}"),
         ("torch_threads", cfg.torch_threads is None or cfg.torch_threads >= 1, "None (chosen from the free cores) or a positive integer"),
         ("total_timesteps", cfg.total_timesteps >= 1, "a positive integer"),
         ("max_minutes", cfg.max_minutes >= 0, "0 (no limit) or a positive number of minutes"),

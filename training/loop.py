@@ -25,7 +25,7 @@ def train(cfg: TrainConfig, run_dir=None, resume=False) -> dict:
         check_can_make(run_dir, "the run folder")
     else:
         check_new_run_folder(run_dir)
-    trainer = Trainer(cfg, run_dir)
+    trainer = Trainer(cfg, run_dir, resume=resume)
     lock = lock_run_folder(run_dir) if resume else None  # before latest.pt is read: no other trainer writes it
     try:
         if resume:

@@ -2,6 +2,7 @@
 
 import fcntl
 import os
+import sys
 import time
 
 import yaml
@@ -54,28 +55,40 @@ def new_run_dir(cfg) -> str:
     return run_dir
 
 
-#: The lock a training process holds on its run folder for as long as it runs (released by the system when the
-#: process ends, however it ends, so a killed run leaves no stale lock).
-LOCK_FILE = ".train.lock"
-
-
 def lock_run_folder(run_dir):
-    """An open file holding an exclusive lock on ``run_dir`` (keep it open while training; close it to release).
-    A folder locked by another process is refused: two trainers would interleave their checkpoints and logs."""
-    handle = open(os.path.join(run_dir, LOCK_FILE), "a+")
+    """An open descriptor of ``run_dir`` holding an exclusive lock on it (keep it open while training; close it
+    to release; the system releases it when the process ends, so a killed run leaves no stale lock). A folder
+    locked by another process is refused: two trainers would interleave their checkpoints and logs. The
+    folder itself is locked, so a refused run creates nothing. Where the file system has no locks (some
+    network mounts), training goes on unlocked, saying so."""
+    handle = os.open(run_dir, os.O_RDONLY)
     try:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
-        handle.seek(0)
-        holder = handle.read().strip() or "another process"
-        handle.close()
-        raise ConfigError(f"the run in {run_dir} is being trained by {holder}; wait for it to end or stop it "
-                          "(Ctrl-C saves latest.pt) before resuming") from None
-    handle.seek(0)
-    handle.truncate()
-    handle.write(f"process {os.getpid()}\n")
-    handle.flush()
-    return handle
+        os.close(handle)
+        raise ConfigError(f"the run in {run_dir} is being trained by another process; wait for it to end or stop "
+                          "it (Ctrl-C saves latest.pt) before resuming") from None
+    except OSError as exc:
+        sys.stderr.write(f"note: {run_dir} cannot be locked ({exc.strerror}); make sure no other trainer uses it\n")
+    return _Lock(handle)
+
+
+class _Lock:
+    """The descriptor of a locked run folder; ``close()`` releases the lock."""
+
+    def __init__(self, handle):
+        self.handle = handle
+
+    def close(self):
+        if self.handle is not None:
+            os.close(self.handle)
+            self.handle = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
 
 
 def save_config(cfg, run_dir):

@@ -23,7 +23,7 @@ from .warm_start import warm_start
 class Trainer:
     """One PPO update at a time (:meth:`iterate`), evaluations (:meth:`evaluate`) and checkpoints."""
 
-    def __init__(self, cfg: TrainConfig, run_dir: str):
+    def __init__(self, cfg: TrainConfig, run_dir: str, resume: bool = False):
         if cfg.device.startswith("cuda") and not torch.cuda.is_available():
             raise ConfigError(f"device={cfg.device!r} but torch sees no CUDA device; use device=cpu")
         self.cfg, self.run_dir = cfg, run_dir
@@ -39,7 +39,7 @@ class Trainer:
         self.net = PolicyNet(self.collector.obs_dim, cfg.hidden_sizes, cfg.activation, action_width=cfg.action_width,
                              action_inputs=action_blocks(cfg.features, cfg.num_players),
                              action_depth=cfg.action_depth).to(self.device)
-        if cfg.init_from:
+        if cfg.init_from and not resume:  # a resumed run's weights come from latest.pt (restore)
             warm_start(self.net, cfg.init_from, self.rules, cfg.features)
         self.opponent = copy.deepcopy(self.net)
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=cfg.learning_rate, eps=1e-5)

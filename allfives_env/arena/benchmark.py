@@ -48,7 +48,7 @@ import os
 import numpy as np
 
 from ..agents.batched import check_batched_spec
-from ..agents.registry import parse_spec
+from ..agents.registry import make_agent, parse_spec
 from ..rules.config import RulesConfig
 from .batched import batched_match
 from .deals import hand_deal
@@ -213,6 +213,7 @@ def estimates(candidate: dict, reference: dict = None, reference_sample: dict = 
                 entry[name]["ci95"] = [min(max(bound, 0.0), 1.0) for bound in entry[name]["ci95"]]
                 if entry[name]["se"] == 0:  # every deal the same result: a point says nothing, Wilson's does
                     entry[name]["ci95"] = list(raw["ci95"])
+                    entry[name].pop("variance_reduction", None)  # the interval is the raw one: no reduction
         result["win_rate" if metric == "win_share" else "margin"] = entry
     return result
 
@@ -235,6 +236,8 @@ def run_benchmark(spec, num_players: int, quick: bool = False, opponents=None, w
     chosen = list(ladder(num_players) if opponents is None else opponents)
     if opponents is None:
         check_rung_policy(config.num_players)
+    for agent_spec in (spec, *chosen):  # each agent's own checks (a policy for another player count) now, not
+        make_agent(agent_spec).reset(0, config, np.random.default_rng(0))  # after the matches before its own
     reference_deals = REFERENCE_DEALS // 10 if quick else REFERENCE_DEALS
     rows = []
     for opponent in chosen:

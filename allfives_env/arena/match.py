@@ -4,6 +4,7 @@ The schedule is in :mod:`~allfives_env.arena.schedule`, the statistics in
 :mod:`~allfives_env.arena.stats`.
 """
 
+import pickle
 import time
 from concurrent.futures import ProcessPoolExecutor
 
@@ -54,14 +55,13 @@ def _check_match(config, specs, games, workers):
     """Fail fast on a bad config, spec count, game count, worker count or spec, before any worker starts."""
     if not isinstance(config, RulesConfig):
         raise ValueError(f"config={config!r} is not allowed; allowed: a RulesConfig, e.g. RulesConfig(num_players=2)")
-    if isinstance(specs, str) or not isinstance(specs, (list, tuple)):
+    if not isinstance(specs, (list, tuple)):
         raise ValueError(f"specs={specs!r} is not allowed; allowed: a list of {config.num_sides} agent specs or "
                          f"agents (one per {'partnership' if config.num_players == 4 else 'player'})")
     check_count("games", games)
     check_count("workers", workers)
-    if workers > 1 and not all(isinstance(spec, str) for spec in specs):
-        raise ValueError(f"workers={workers} needs every agent as a spec string (each worker process builds its "
-                         "own); allowed: workers=1 with agent objects")
+    if workers > 1:
+        _check_picklable([spec for spec in specs if not isinstance(spec, str)], workers)
     if len(specs) != config.num_sides:
         raise ValueError(
             f"{spec_count(len(specs))} for {config.num_players} players; give {config.num_sides} "
@@ -69,6 +69,17 @@ def _check_match(config, specs, games, workers):
         )
     for spec in specs:
         make_agent(spec)
+
+
+def _check_picklable(agents, workers):
+    """Agent objects travel to the worker processes by pickle: one that cannot is refused now, not at the
+    first deal."""
+    for agent in agents:
+        try:
+            pickle.dumps(agent)
+        except Exception as exc:  # pickle raises PicklingError, AttributeError, TypeError... by object
+            raise ValueError(f"workers={workers} sends the agents to worker processes, and {agent!r} cannot be "
+                             f"pickled ({type(exc).__name__}); allowed: a spec string, or workers=1") from None
 
 
 def _play_deals(tasks, workers):

@@ -20,6 +20,7 @@ writer, :func:`read_records` the one reader and :func:`replay` the one check.
 
 import json
 import math
+import os
 from numbers import Real
 
 from .actions import NUM_ACTIONS, action_name
@@ -74,13 +75,21 @@ def record_line(record) -> str:
 
 def write_records(path, records, append=False):
     """Write ``records`` to ``path`` as JSONL, one record a line (``append``: after the file's lines)."""
-    with open(path, "a+" if append else "w") as f:
-        if append and f.tell() > 0:  # a last line without its newline (edited by hand) is ended first
-            f.seek(f.tell() - 1)
-            if f.read(1) != "\n":
-                f.write("\n")
+    newline_first = append and _ends_without_newline(path)
+    with open(path, "a" if append else "w") as f:  # "a", not "a+": a pipe cannot seek
+        if newline_first:  # a last line without its newline (edited by hand) is ended first
+            f.write("\n")
         for record in records:
             f.write(record_line(record))
+
+
+def _ends_without_newline(path) -> bool:
+    """Whether ``path`` is a regular file whose last byte is not a newline (a pipe or a device: no)."""
+    if not os.path.isfile(path) or os.path.getsize(path) == 0:
+        return False
+    with open(path, "rb") as f:
+        f.seek(-1, os.SEEK_END)
+        return f.read(1) != b"\n"
 
 
 # ------------------------------------------------------------------ reading

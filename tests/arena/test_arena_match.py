@@ -152,7 +152,7 @@ def test_wrong_spec_count_is_an_error():
     ({"workers": -1}, "workers=-1 is not allowed"),
     ({"config": {"num_players": 2}}, "config={'num_players': 2} is not allowed; allowed: a RulesConfig"),
     ({"specs": "greedy random"}, "specs='greedy random' is not allowed; allowed: a list of 2 agent specs"),
-    ({"specs": ["greedy", RandomAgent()], "workers": 2}, "workers=2 needs every agent as a spec string"),
+    ({"specs": ["greedy", lambda view, legal: legal[0]], "workers": 2}, "cannot be pickled (PicklingError)"),
 ])
 def test_run_match_refuses_bad_arguments_in_one_line_before_any_game(options, words):
     """Each was a TypeError, an AttributeError, a PicklingError after the first games, or silently accepted."""
@@ -160,6 +160,18 @@ def test_run_match_refuses_bad_arguments_in_one_line_before_any_game(options, wo
     with pytest.raises(ValueError) as refused:
         run_match(arguments.pop("config"), arguments.pop("specs"), **arguments)
     assert words in str(refused.value) and "\n" not in str(refused.value)
+
+
+def test_agent_objects_that_pickle_play_with_workers():
+    """As the trainer's evaluation passes its policy (eval_workers > 1): the same games as one worker."""
+    config = RulesConfig(num_players=2, target=60)
+    one = run_match(config, ["greedy", RandomAgent()], games=4, seed=1).to_dict()
+    two = run_match(config, ["greedy", RandomAgent()], games=4, seed=1, workers=2).to_dict()
+    for agents in (one["agents"], two["agents"]):
+        for row in agents:
+            row.pop("act_cpu_seconds_per_game")  # timing, not a result
+            row.pop("spec")  # an object's repr names its address
+    assert one["agents"] == two["agents"]
 
 
 def test_rating_orders_a_clear_pool():

@@ -2,6 +2,7 @@
 
 import io
 import json
+import os
 import subprocess
 import sys
 
@@ -36,6 +37,23 @@ def test_watch_is_reproducible_from_its_seed_and_writes_a_record(tmp_path):
     rec.write_text(rec.read_text().rstrip("\n"))  # a last line without its newline, as an editor may leave it
     assert _cli(*args, "--record", str(rec)).returncode == 0  # a second game is added, the first kept
     assert [json.loads(line) for line in rec.read_text().splitlines()] == [record, record]
+
+
+def test_a_record_goes_to_a_named_pipe(tmp_path):
+    """A pipe cannot seek: the record is written in plain append mode (was an error after the game)."""
+    import threading
+
+    pipe = tmp_path / "records.pipe"
+    os.mkfifo(pipe)
+    received = []
+    reader = threading.Thread(target=lambda: received.append(pipe.read_text()), daemon=True)
+    reader.start()
+    proc = _cli("watch", "--players", "2", "--agents", "greedy", "--delay", "0", "--target", "40",
+                "--record", str(pipe))
+    reader.join(30)
+    assert proc.returncode == 0, proc.stderr
+    (line,) = received[0].splitlines()
+    assert json.loads(line)["seats"] == ["greedy", "greedy"]
 
 
 def test_a_record_option_naming_a_file_of_something_else_is_refused_before_the_game(tmp_path):

@@ -46,6 +46,7 @@ def test_overrides_are_typed():
     ("max_minutes=inf", ["max_minutes", "a finite number"]),
     ("clip_coef=-1", ["clip_coef", "a positive number"]),
     ("eval_workers=-1", ["eval_workers", "a positive integer"]),
+    ("num_envs=2000000", ["num_envs", "a whole number from 1 to 1,000,000"]),  # was the env's error mid-start
     ("run_name=../../escaped", ["run_name", "without '/'"]),  # was a folder outside runs_dir
     ("run_name=a/b", ["run_name", "without '/'"]),
     ("run_name=''", ["run_name", "a non-empty name"]),

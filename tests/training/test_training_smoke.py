@@ -66,10 +66,11 @@ def test_smoke_config_runs_the_whole_pipeline(tmp_path, capsys):
     with lock_run_folder(run):  # as a trainer still running in the folder holds it
         assert cli_main(["train", "--resume", run, "total_timesteps=10240"]) == 2
     err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and f"the run in {run} is being trained by process {os.getpid()}" in err
+    assert len(err.splitlines()) == 1 and f"the run in {run} is being trained by another process" in err
     assert open(os.path.join(run, "latest.pt"), "rb").read() == latest
     assert load_checkpoint(os.path.join(run, "latest.pt"))["update"] == 8
     assert "seed: 1\n" in open(os.path.join(run, "config.yaml")).read()
+    assert sorted(os.listdir(run)) == ["best.pt", "config.yaml", "latest.pt", "metrics.csv", "policy.pt", "tb"]
     assert plot_main([run]) == 0
     for name in ("winrate_steps.png", "winrate_time.png", "training.png"):
         assert os.path.getsize(os.path.join(run, "plots", name)) > 1000
@@ -78,6 +79,18 @@ def test_smoke_config_runs_the_whole_pipeline(tmp_path, capsys):
     match = run_match(RulesConfig(num_players=2, target=60), [f"ppo:{run}/policy.pt", "random"], 4, seed=3)
     assert match.to_dict()["agents"][0]["games"] == 4
     assert time.time() - t0 < 60
+
+
+def test_a_run_resumes_after_its_init_from_file_is_gone(tmp_path, capsys):
+    """The resumed weights come from latest.pt: the file the run started from is not read again."""
+    start, run = tmp_path / "start", tmp_path / "run"
+    assert train_main(["--config", "configs/smoke.yaml", "--run-dir", str(start), *FAST]) == 0
+    os.rename(start / "policy.pt", tmp_path / "from.pt")
+    assert train_main(["--config", "configs/smoke.yaml", "--run-dir", str(run), *FAST,
+                       f"init_from={tmp_path / 'from.pt'}"]) == 0
+    os.remove(tmp_path / "from.pt")
+    assert train_main(["--resume", str(run), "total_timesteps=4096"]) == 0, capsys.readouterr().err
+    assert load_checkpoint(str(run / "latest.pt"))["global_step"] >= 4096
 
 
 def test_summary_and_plot_refuse_a_folder_that_is_not_a_run_in_one_line_and_create_nothing(tmp_path, capsys):
