@@ -147,3 +147,63 @@ class SideFit(ch.ChampionAgent):
                 w2[(seat + 2) % 4] = FIT
             searcher.w2 = w2
             searcher.values = _side_values.__get__(searcher)
+
+
+@njit(**OPTS)
+def mixed_values(st, hands, scores, b, cfg, fcfg, win_value, prior_weight, w2, rng, wst, whands, wscores, wgains,
+                 legal, values, prior, replies, before, rlegal, rvalues, rst, rhands, rscores, rreplies, bst, bhands,
+                 bscores, bank_rows, greedy_every):
+    """side_values, but every ``greedy_every``-th world is played out with greedy for every seat."""
+    n_legal = sc.legal_placements(st, b, hands, legal)
+    if n_legal == 0:
+        return 0
+    target = fcfg[F_TARGET]
+    seat = st[b, TO_MOVE]
+    side = side_of(seat, cfg[C_N])
+    for k in range(n_legal):
+        values[k] = 0.0
+    for s in range(scores.shape[1]):
+        before[s] = scores[b, s]
+    worlds = bank_rows.shape[0]
+    for i in range(worlds):
+        sc.world_from_bank(bst, bhands, bscores, bank_rows[i], wst, whands, wscores, 0, rng, 0)
+        for k in range(n_legal):
+            sc.copy_game(wst, whands, wscores, 0, wst, whands, wscores, 1)
+            apply_action(wst, 1, whands, wscores, wgains, cfg, target, legal[k])
+            if i % greedy_every == greedy_every - 1:
+                values[k] += sc.rollout_value(wst, 1, whands, wscores, wgains, cfg, target, side, before, win_value)
+            else:
+                values[k] += side_rollout(wst, 1, whands, wscores, wgains, cfg, target, side, before, win_value, w2,
+                                          rlegal, rvalues, rst, rhands, rscores, rreplies)
+    for k in range(n_legal):
+        values[k] /= worlds
+    if prior_weight != 0.0:
+        sc.heuristic_values(st, b, hands, scores, cfg, target, legal, n_legal, w2[seat], wst, whands, wscores, 2,
+                            replies, prior)
+        for k in range(n_legal):
+            values[k] += prior_weight * min(prior[k], 1e3)
+    return n_legal
+
+
+def _mixed_values(self, st, hands, scores, b, cfg, fcfg, forbid=None, bank=None):
+    bst, bhands, bscores, rows = bank
+    n = mixed_values(st, hands, scores, b, cfg, fcfg, self.win_value, self.prior_weight, self.w2, self.rng,
+                     self.wst, self.whands, self.wscores, self.wgains, self.legal, self.out, self.prior,
+                     self.replies, self.before, self.rlegal, self.rvalues, self.rst, self.rhands, self.rscores,
+                     self.rreplies, bst, bhands, bscores, rows, self.greedy_every)
+    return self.legal[:n].copy(), self.out[:n].copy()
+
+
+class Mixed(ch.ChampionAgent):
+    """The champion with every ``every``-th rollout world played by greedy for every seat."""
+
+    def __init__(self, every=2, **kw):
+        super().__init__(**kw)
+        self.every = int(every)
+
+    def reset(self, seat, config, rng):
+        super().reset(seat, config, rng)
+        searcher = self._compiled.searcher
+        searcher.w2 = np.tile(sc.HEURISTIC_WEIGHTS, (4, 1))
+        searcher.greedy_every = self.every
+        searcher.values = _mixed_values.__get__(searcher)
