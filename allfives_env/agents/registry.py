@@ -114,7 +114,11 @@ def parse_spec(spec: str):
     """Split a spec into ``(name, path, options)``; raises ``ValueError`` naming the problem."""
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"empty agent spec; allowed: {allowed_specs_text()}")
-    spec = spec.strip()
+    if spec != spec.strip():  # the arena names an agent by its spec: ' greedy' would be a second greedy
+        raise ValueError(f"agent spec {spec!r} has spaces around it; write {spec.strip()!r}")
+    if spec.endswith(":"):
+        raise ValueError(f"agent spec {spec!r} ends with ':'; write {spec.rstrip(':')!r}, or options after the ':' "
+                         "as key=value")
     head, _, rest = spec.partition(":")
     if head in _REGISTERED or head in BUILTIN_AGENTS:
         label = _positional(head)

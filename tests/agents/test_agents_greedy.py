@@ -71,6 +71,8 @@ def test_spec_parser():
                        ("search:nosuch=1", "agent .search. has no option .nosuch..*its options: samples, depth"), ("nosuchmodule:Cls", "cannot import"),
                        ("ppo:/no/such/file.pt", "checkpoint not found"),
                        ("ppo:checkpoints/ppo_2p.pt:infer=off", "options follow a ',', not a ':'"),  # was "needs a path"
+                       (" greedy", "has spaces around it; write 'greedy'"),  # was a second greedy in the tables
+                       ("greedy:", "ends with ':'; write 'greedy'"),
                        ("ppo:checkpoints", r"'checkpoints' is a folder, not a checkpoint \(in agent spec 'ppo:checkpoints'\)"),
                        ("search:samples=-3", r"samples=-3 is not allowed; allowed: a whole number from 1 to 100,000 "
                                              r"\(in agent spec 'search:samples=-3'\)")]:
