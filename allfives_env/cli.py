@@ -280,7 +280,6 @@ def add_benchmark(p):
 
 
 def run_benchmark(args) -> int:
-
     from .arena.benchmark import format_scorecard, ladder
     from .arena.benchmark import run_benchmark as score
     from .arena.ratings import refuse_repeated_specs
