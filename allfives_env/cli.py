@@ -137,10 +137,14 @@ def _check_outputs(args, *options):
 def _check_record_file(path):
     """``play``/``watch --record``: the game is added to the file, so the file must be new, empty or hold
     records already (a results JSON named by mistake would be spoilt); checked before the game."""
-    _check_outputs(argparse.Namespace(record=path), "record")
-    if path is None or not os.path.isfile(path) or os.path.getsize(path) == 0:
+    if path is None:
         return
+    from .arena.outputs import check_output_file
     from .rules.record import read_records
+
+    check_output_file(path, "--record", "games.jsonl")
+    if not os.path.isfile(path) or os.path.getsize(path) == 0:
+        return
 
     try:
         read_records(path)

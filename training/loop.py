@@ -33,12 +33,13 @@ def train(cfg: TrainConfig, run_dir=None, resume=False) -> dict:
             if budget_spent(trainer, cfg):  # nothing to run: say so rather than re-export the same policy
                 raise ConfigError(_budget_spent_text(trainer, cfg, run_dir))
         os.makedirs(run_dir, exist_ok=True)
-        lock = lock or lock_run_folder(run_dir)
+        if lock is None:  # a new run's folder exists only now
+            lock = lock_run_folder(run_dir)
         save_config(cfg, run_dir)
         return _run(trainer, cfg, run_dir, resume)
     finally:
         if lock is not None:
-            lock.close()
+            os.close(lock)
 
 
 def _run(trainer, cfg, run_dir, resume) -> dict:

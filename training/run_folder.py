@@ -56,8 +56,8 @@ def new_run_dir(cfg) -> str:
 
 
 def lock_run_folder(run_dir):
-    """An open descriptor of ``run_dir`` holding an exclusive lock on it (keep it open while training; close it
-    to release; the system releases it when the process ends, so a killed run leaves no stale lock). A folder
+    """An open descriptor of ``run_dir`` holding an exclusive lock on it (keep it open while training; ``os.close``
+    it to release; the system releases it when the process ends, so a killed run leaves no stale lock). A folder
     locked by another process is refused: two trainers would interleave their checkpoints and logs. The
     folder itself is locked, so a refused run creates nothing. Where the file system has no locks (some
     network mounts), training goes on unlocked, saying so."""
@@ -70,25 +70,7 @@ def lock_run_folder(run_dir):
                           "it (Ctrl-C saves latest.pt) before resuming") from None
     except OSError as exc:
         sys.stderr.write(f"note: {run_dir} cannot be locked ({exc.strerror}); make sure no other trainer uses it\n")
-    return _Lock(handle)
-
-
-class _Lock:
-    """The descriptor of a locked run folder; ``close()`` releases the lock."""
-
-    def __init__(self, handle):
-        self.handle = handle
-
-    def close(self):
-        if self.handle is not None:
-            os.close(self.handle)
-            self.handle = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
+    return handle
 
 
 def save_config(cfg, run_dir):

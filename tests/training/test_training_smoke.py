@@ -63,8 +63,11 @@ def test_smoke_config_runs_the_whole_pipeline(tmp_path, capsys):
     assert cli_main(["train", "--resume", run, "total_timesteps=10240", "seed=5"]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "seed=5: a resumed run keeps its seed" in err
-    with lock_run_folder(run):  # as a trainer still running in the folder holds it
+    lock = lock_run_folder(run)  # as a trainer still running in the folder holds it
+    try:
         assert cli_main(["train", "--resume", run, "total_timesteps=10240"]) == 2
+    finally:
+        os.close(lock)
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and f"the run in {run} is being trained by another process" in err
     assert open(os.path.join(run, "latest.pt"), "rb").read() == latest
