@@ -35,7 +35,6 @@ are in docs/history.md.
 
 import importlib.util
 import os
-from pathlib import Path
 
 import numpy as np
 from numba import njit
@@ -50,6 +49,7 @@ from ..env.options import check_count, check_number
 from ..rules.actions import DRAW, NUM_ACTIONS
 from ..vector.batched import make_rng_state
 from .hand_reading import HandReader
+from .registry import resolve_policy_path
 from .search import MAX_SAMPLES, SearchAgent
 from .search_compiled import (
     HEURISTIC_WEIGHTS,
@@ -180,15 +180,6 @@ def checked_replies(replies):
         raise ValueError(f"replies={replies} is not allowed; allowed: {' or '.join(map(repr, REPLIES))} (the "
                          f"default by player count: {CHAMPION_REPLIES})")
     return replies
-
-
-def resolve_policy_path(path) -> str:
-    """``path`` as given when it exists, else under the repository the package came from (so the
-    default works from any directory of a source checkout)."""
-    if os.path.isfile(path) or os.path.isabs(path):
-        return path
-    in_repo = Path(__file__).resolve().parents[2] / path
-    return str(in_repo) if in_repo.is_file() else path
 
 
 class LeafValues:

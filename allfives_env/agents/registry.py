@@ -22,6 +22,7 @@ import importlib
 import inspect
 import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable
 
 
@@ -149,6 +150,7 @@ def make_agent(spec, **defaults):
         _check_options(name, entry.factory, options, spec, skip=1 if entry.positional else 0)
         if not entry.takes_path:  # no argument, or a name such as "BOT" that the agent checks itself
             return _built(spec, entry.factory, *([] if entry.argument is None else [path]), **options)
+        path = resolve_policy_path(path)
         if not os.path.exists(path):
             raise ValueError(f"checkpoint not found: {path!r} (in agent spec {spec!r})")
         if os.path.isdir(path):
@@ -248,3 +250,13 @@ def _literal(text):
         except ValueError:
             pass
     return text
+
+
+def resolve_policy_path(path) -> str:
+    """``path`` as given when it exists, else under the repository the package came from (so the
+    shipped files, ``checkpoints/ppo_2p.pt`` and the rest, are found from any directory of a source
+    checkout)."""
+    if os.path.isfile(path) or os.path.isabs(path):
+        return path
+    in_repo = Path(__file__).resolve().parents[2] / path
+    return str(in_repo) if in_repo.is_file() else path

@@ -253,12 +253,7 @@ class raw_env(AECEnv):
     def _check_legal(self, agent, action):
         if action is None:
             raise IllegalActionError(f"{agent} is to move; step(None) is only for agents that are done")
-        if isinstance(action, (str, bytes, bool, np.bool_)):  # int("3") and int(True) would pass
-            raise IllegalActionError(f"action {action!r} is not an integer; allowed: integers 0..{NUM_ACTIONS - 1}")
-        try:
-            action = check_action_id(action)
-        except ValueError as err:
-            raise IllegalActionError(str(err)) from None
+        action = as_action_id(action)
         mask = self._masks[self.agent_name_mapping[agent]]
         if not mask[action]:
             legal = [action_name(a) for a in np.flatnonzero(mask)]
@@ -326,6 +321,7 @@ class raw_env(AECEnv):
             seat = self.agent_name_mapping[agent]
         except (KeyError, TypeError):
             raise ValueError(f"agent {agent!r} is not in this game; allowed: {self.possible_agents}") from None
+        self._require_reset("observe()")
         return {
             "observation": self.core.observe(seat),
             "action_mask": self._masks[seat].copy(),
@@ -336,6 +332,7 @@ class raw_env(AECEnv):
         seat (n x 28), the boneyard with its draw order (28 values, 1 for the next
         tile, falling towards 0 for later ones), then the public observation of
         the seat to move."""
+        self._require_reset("state()")
         game = self.game
         n = self.config.num_players
         out = np.zeros(n * 28 + 28 + self.encoder.size, np.float32)
@@ -346,7 +343,7 @@ class raw_env(AECEnv):
         remaining = game.boneyard[game.bone_pos:]
         for rank, tile in enumerate(remaining):
             out[n * 28 + tile] = 1.0 - rank / len(remaining)
-        self.encoder.encode(game, game.to_move, out[n * 28 + 28:])
+        out[n * 28 + 28:] = self.encoder.encode(game, game.to_move)  # the documented signature: custom encoders
         return out
 
     @property
@@ -361,6 +358,7 @@ class raw_env(AECEnv):
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi', 'human' or 'rgb_array'")
             return None
+        self._require_reset("render()")
         if self.render_mode == "rgb_array":
             from .render.image import render_rgb
 
@@ -373,6 +371,30 @@ class raw_env(AECEnv):
 
     def close(self):
         pass
+
+    def __getstate__(self):  # copy.deepcopy and pickle: the masks are views of the core's, linked again
+        return {k: v for k, v in self.__dict__.items() if k not in ("_mask_bytes", "_masks")}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._mask_bytes = self.core.mask_bytes
+        self._masks = list(self.core.masks)
+        for seat, agent in enumerate(self.possible_agents):
+            if agent in getattr(self, "infos", {}):
+                self.infos[agent]["action_mask"] = self._masks[seat]
+
+    def _require_reset(self, call):
+        if not self._has_started:
+            raise ResetNeededError(f"{call} before reset(); call reset() first")
+
+
+def as_action_id(action) -> int:
+    """``action`` as an int id of ``Discrete(114)`` (NumPy integers, 0-d arrays and whole floats
+    too), or :class:`IllegalActionError` saying what is allowed (bools and strings are refused)."""
+    try:
+        return check_action_id(action)
+    except ValueError as err:
+        raise IllegalActionError(str(err)) from None
 
 
 def _check_encoder(encoder):

@@ -87,6 +87,13 @@ class PythonCore:
         self.to_move = 0
         self._mask_row = -1  # the seat whose mask row is filled
 
+    def __getstate__(self):  # copy.deepcopy and pickle: the masks are a view of mask_bytes, rebuilt
+        return {k: v for k, v in self.__dict__.items() if k != "masks"}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self.masks = np.frombuffer(self.mask_bytes, np.int8).reshape(self.config.num_players, NUM_ACTIONS)
+
     def start(self, rng, position) -> list:
         self.game.start_game(rng, **position)  # raises on a bad position before changing anything
         self.rng = rng
@@ -106,7 +113,12 @@ class PythonCore:
         return gains
 
     def observe(self, seat) -> np.ndarray:
-        return self.encoder.encode(self.game, seat)
+        obs = self.encoder.encode(self.game, seat)
+        if getattr(obs, "shape", None) != (self.encoder.size,):  # a custom encoder's size must hold
+            raise ValueError(f"encoder {type(self.encoder).__name__}.encode returned shape "
+                             f"{getattr(obs, 'shape', type(obs).__name__)}; allowed: shape (size,) = "
+                             f"({self.encoder.size},), as its size says")
+        return np.asarray(obs, np.float32)
 
     @property
     def scores(self) -> tuple:
@@ -173,22 +185,11 @@ class CompiledCore:
         self._ibuf = np.zeros(AEC_I_SIZE, np.int64)
         self._fbuf = np.zeros(3 * sides + 3, np.float64)
         self._bbuf = np.zeros(NUM_FIELDS + n * NUM_ACTIONS, np.int8)
-        self._hands = self._ibuf[:8].reshape(1, 8)
-        self._cfg = self._ibuf[AEC_I_CFG:AEC_I_OFF]
-        self._off = self._ibuf[AEC_I_OFF:]
-        self._cfg[:], self._off[:] = cfg, off
-        self._scores = self._fbuf[:sides].reshape(1, sides)
-        self._hstart = self._fbuf[sides:2 * sides].reshape(1, sides)
-        self._gains = self._fbuf[2 * sides:3 * sides].reshape(1, sides)
-        self._fcfg = self._fbuf[3 * sides:]
-        self._fcfg[:] = fcfg
-        self._st = self._bbuf[:NUM_FIELDS].reshape(1, NUM_FIELDS)
-        self.masks = self._bbuf[NUM_FIELDS:].reshape(n, NUM_ACTIONS)
-        self.mask_bytes = memoryview(self._bbuf)[NUM_FIELDS:].cast("B")
-        self._gains_row = self._gains[0]
-        self._no_gains = [0.0] * sides
         self._obs = np.zeros((1, encoder.size), np.float32)
-        self._obs_row = self._obs[0]
+        self._link_views()
+        self._cfg[:], self._off[:] = cfg, off
+        self._fcfg[:] = fcfg
+        self._no_gains = [0.0] * sides
         self._scratch = np.zeros((1, encoder.size), np.float32)
         self._no_scores = np.zeros(sides, np.float64)
         self._mirror = Game(config)
@@ -196,6 +197,32 @@ class CompiledCore:
         self.rng = None
         self.running = False
         self.to_move = 0
+
+    def _link_views(self):
+        """The named views into the packed buffers (made again after a copy, which copies the buffers)."""
+        n, sides = self.config.num_players, self.config.num_sides
+        self._hands = self._ibuf[:8].reshape(1, 8)
+        self._cfg = self._ibuf[AEC_I_CFG:AEC_I_OFF]
+        self._off = self._ibuf[AEC_I_OFF:]
+        self._scores = self._fbuf[:sides].reshape(1, sides)
+        self._hstart = self._fbuf[sides:2 * sides].reshape(1, sides)
+        self._gains = self._fbuf[2 * sides:3 * sides].reshape(1, sides)
+        self._fcfg = self._fbuf[3 * sides:]
+        self._st = self._bbuf[:NUM_FIELDS].reshape(1, NUM_FIELDS)
+        self.masks = self._bbuf[NUM_FIELDS:].reshape(n, NUM_ACTIONS)
+        self.mask_bytes = memoryview(self._bbuf)[NUM_FIELDS:].cast("B")
+        self._gains_row = self._gains[0]
+        self._obs_row = self._obs[0]
+
+    _VIEWS = ("_hands", "_cfg", "_off", "_scores", "_hstart", "_gains", "_fcfg", "_st", "masks", "mask_bytes",
+              "_gains_row", "_obs_row")
+
+    def __getstate__(self):  # copy.deepcopy and pickle: the buffers travel, their views are made again
+        return {k: v for k, v in self.__dict__.items() if k not in self._VIEWS}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._link_views()
 
     def start(self, rng, position) -> list:
         mirror = self._mirror

@@ -52,7 +52,7 @@ from gymnasium import spaces
 
 from ..agents.base import BaseAgent
 from ..agents.registry import make_agent
-from ..env.aec import IllegalActionError, raw_env
+from ..env.aec import IllegalActionError, ResetNeededError, as_action_id, raw_env
 from ..env.encoders import make_encoder
 from ..env.options import check_choice, check_number, check_seed
 from ..rules.actions import NUM_ACTIONS
@@ -173,11 +173,8 @@ class SingleAgentAllFives(gymnasium.Env):
             raise IllegalActionError("step() before reset(); call reset() first")
         if self._done:
             raise IllegalActionError("the episode is over; call reset() first")
-        if isinstance(action, np.ndarray):
-            action = action.item()
-        # a bool is in the Discrete space but is no action id: the AEC env's step refuses it in one line
-        if self.illegal_action == "penalize" and not isinstance(action, (bool, np.bool_)) \
-                and self.action_space.contains(action) and not self.aec._masks[self._seat_to_move()][action]:
+        action = as_action_id(action)  # not an id of the space: raised, penalized or not
+        if self.illegal_action == "penalize" and not self.aec._masks[self._seat_to_move()][action]:
             reward, self._pending = self._pending + self.illegal_reward, 0.0
             return self._observe(), float(reward), False, False, {**self._info(), "illegal_action": True}
         self.aec.step(action)  # raises IllegalActionError (listing legal actions) for a bad action
@@ -188,6 +185,8 @@ class SingleAgentAllFives(gymnasium.Env):
 
     def action_masks(self) -> np.ndarray:
         """Boolean mask of the learner's legal actions (all False once the episode is over)."""
+        if not self._has_reset:
+            raise ResetNeededError("action_masks() before reset(); call reset() first")
         return self.aec._masks[self._seat_to_move()].astype(bool)
 
     def render(self):

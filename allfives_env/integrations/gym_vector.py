@@ -157,6 +157,8 @@ class LearnerGames:
 
     def action_masks(self) -> np.ndarray:
         """(B, 114) bool: each game's legal learner actions now."""
+        if not self._started:
+            raise RuntimeError("call reset() before action_masks()")
         return self.venv.current().mask.astype(bool)
 
     def final(self):

@@ -13,12 +13,13 @@ RLlib's new API stack: ``RLModule`` / ``EnvRunner`` / ``Learner``).
   has ``"__all__": True``.
 * Observations are ``{"observations": float32 vector, "action_mask":
   float32 (114,)}``, the layout of RLlib's action-masking example.
-* ``reward_scale`` (default 1.0) multiplies every reward (points rewards reach
+* ``reward_scale`` (default 1.0) multiplies every reward, the illegal-action one too (points rewards reach
   35 in one play; PPO's value loss is clipped at ``vf_clip_param``).
 * Illegal actions (RLlib's environment check samples unmasked actions):
   ``illegal_action="penalize"`` (the default) leaves the game unchanged and
   returns the same agent's observation with reward ``illegal_reward``
-  (default -1.0); ``"raise"`` raises ``IllegalActionError``.
+  (default -1.0); ``"raise"`` raises ``IllegalActionError``. An action that is not an id of
+  ``Discrete(114)`` (a float such as 0.7, a string, a bool) raises it either way.
 * :class:`ActionMaskingPPOModule` is RLlib's default PPO torch module with
   illegal logits pushed to the float minimum (in exploration, inference and
   training), so PPO samples only legal actions. :func:`masked_ppo_spec` gives
@@ -31,15 +32,20 @@ Self-play: map every agent to one module (``policy_mapping_fn=lambda *a, **k:
 """
 
 import numpy as np
-import torch
 from gymnasium import spaces
-from ray.rllib.algorithms.ppo.torch.default_ppo_torch_rl_module import DefaultPPOTorchRLModule
-from ray.rllib.core.columns import Columns
-from ray.rllib.core.rl_module.rl_module import RLModuleSpec
-from ray.rllib.env.multi_agent_env import MultiAgentEnv
-from ray.rllib.utils.torch_utils import FLOAT_MIN
 
-from ..env.aec import ResetNeededError, raw_env
+try:
+    import torch
+    from ray.rllib.algorithms.ppo.torch.default_ppo_torch_rl_module import DefaultPPOTorchRLModule
+    from ray.rllib.core.columns import Columns
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from ray.rllib.env.multi_agent_env import MultiAgentEnv
+    from ray.rllib.utils.torch_utils import FLOAT_MIN
+except ImportError as exc:  # pragma: no cover - the extras are installed where tests run
+    raise ImportError(f'allfives_env.integrations.rllib needs RLlib and torch ({exc}): pip install -e ".[rllib,train]"',
+                      name=exc.name) from exc
+
+from ..env.aec import ResetNeededError, as_action_id, raw_env
 from ..env.options import check_choice, check_number, check_positive
 from ..rules.actions import NUM_ACTIONS
 from .gym_single import PolicyAgent
@@ -96,15 +102,13 @@ class AllFivesMultiAgentEnv(MultiAgentEnv):
             raise ValueError("the episode is over; call reset() first")
         if agent not in action_dict:
             raise ValueError(f"{agent} is to move; got actions for {sorted(action_dict)}")
-        action = action_dict[agent]
-        action = action.item() if isinstance(action, np.ndarray) else action
-        if (self.illegal_action == "penalize" and self.action_spaces[agent].contains(action)
-                and not aec.observe(agent)["action_mask"][action]):
-            reward = self._reward(agent) + self.illegal_reward
+        action = as_action_id(action_dict[agent])  # not an id of the space: raised, penalized or not
+        if self.illegal_action == "penalize" and not aec.observe(agent)["action_mask"][action]:
+            reward = self._reward(agent) + self.illegal_reward * self.reward_scale
             aec._cumulative_rewards[agent] = 0.0  # reported now, not again with the next observation
             return ({agent: self._observe(agent)}, {agent: float(reward)}, {"__all__": False}, {"__all__": False},
                     {agent: {**self._info(agent), "illegal_action": True}})
-        aec.step(int(action))  # IllegalActionError names the legal actions
+        aec.step(action)  # IllegalActionError naming the legal actions
         if aec.terminations[agent]:
             done = list(self.possible_agents)
             self.agents = []

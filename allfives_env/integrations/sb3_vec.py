@@ -21,7 +21,12 @@ It is not imported by ``allfives_env.integrations`` (SB3 is an optional extra).
 
 import numpy as np
 from gymnasium import spaces
-from stable_baselines3.common.vec_env import VecEnv
+
+try:
+    from stable_baselines3.common.vec_env import VecEnv
+except ImportError as exc:  # pragma: no cover - the extra is installed where tests run
+    raise ImportError(f'allfives_env.integrations.sb3_vec needs Stable-Baselines3 ({exc}): pip install -e ".[sb3]"',
+                      name=exc.name) from exc
 
 from ..rules.actions import NUM_ACTIONS
 from .gym_vector import LearnerGames
@@ -51,7 +56,10 @@ class AllFivesVecEnv(VecEnv):
         return out.obs.copy()
 
     def step_async(self, actions):
-        self._actions = np.asarray(actions).reshape(self.num_envs)
+        actions = np.asarray(actions)
+        if actions.size != self.num_envs:  # (B,) or SB3's (B, 1)
+            raise ValueError(f"actions has shape {actions.shape}; expected ({self.num_envs},), one per game")
+        self._actions = actions.reshape(self.num_envs)
 
     def step_wait(self):
         out, rewards, terminated = self.games.step(self._actions)

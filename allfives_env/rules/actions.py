@@ -8,6 +8,7 @@ One ``Discrete(114)`` space serves every seat:
 * ``113`` (:data:`PASS`) passes (R13, only with an empty boneyard).
 """
 
+from .config import _is_int
 from .tiles import NUM_TILES, parse_tile, tile_name
 
 NUM_SLOTS = 4
@@ -20,17 +21,17 @@ NUM_ACTIONS = PASS + 1  # 114
 
 def encode(tile: int, slot: int) -> int:
     """Action id placing ``tile`` at ``slot``."""
-    if not 0 <= tile < NUM_TILES:
-        raise ValueError(f"tile index {tile} is out of range; allowed 0..{NUM_TILES - 1}")
-    if not 0 <= slot < NUM_SLOTS:
-        raise ValueError(f"slot {slot} is out of range; allowed 0..3 (W, E, N, S)")
-    return 4 * tile + slot
+    if not _is_int(tile) or not 0 <= tile < NUM_TILES:
+        raise ValueError(f"tile index {tile!r} is not allowed; allowed: integers 0..{NUM_TILES - 1}")
+    if not _is_int(slot) or not 0 <= slot < NUM_SLOTS:
+        raise ValueError(f"slot {slot!r} is not allowed; allowed: integers 0..3 (W, E, N, S)")
+    return 4 * int(tile) + int(slot)
 
 
 def decode(action: int) -> tuple:
     """``(kind, tile, slot)`` with kind ``"play"``, ``"draw"`` or ``"pass"``;
     tile and slot are -1 for draw and pass."""
-    check_action_id(action)
+    action = check_action_id(action)
     if action == DRAW:
         return ("draw", -1, -1)
     if action == PASS:
@@ -39,15 +40,19 @@ def decode(action: int) -> tuple:
 
 
 def check_action_id(action) -> int:
-    """Return ``action`` as an int, or raise if it is not an id of the space."""
+    """Return ``action`` as an int, or raise ValueError if it is not an id of the space. Integers
+    (Python or NumPy, or a 0-d integer array) and whole floats pass; bools and strings do not, though
+    ``int()`` would take them."""
+    if action is None or isinstance(action, (str, bytes, bool)) or getattr(action, "dtype", None) == bool:
+        raise ValueError(f"action {action!r} is not an integer; allowed: integers 0..{NUM_ACTIONS - 1}")
     try:
         as_int = int(action)
-    except (TypeError, ValueError):
-        raise ValueError(f"action {action!r} is not an integer; allowed 0..{NUM_ACTIONS - 1}") from None
+    except (TypeError, ValueError, OverflowError):  # OverflowError: inf
+        raise ValueError(f"action {action!r} is not an integer; allowed: integers 0..{NUM_ACTIONS - 1}") from None
     if as_int != action:
-        raise ValueError(f"action {action!r} is not an integer; allowed integers 0..{NUM_ACTIONS - 1}")
+        raise ValueError(f"action {action!r} is not an integer; allowed: integers 0..{NUM_ACTIONS - 1}")
     if not 0 <= as_int < NUM_ACTIONS:
-        raise ValueError(f"action {action!r} is out of range; allowed integers 0..{NUM_ACTIONS - 1}")
+        raise ValueError(f"action {action!r} is out of range; allowed: integers 0..{NUM_ACTIONS - 1}")
     return as_int
 
 
@@ -61,6 +66,9 @@ def action_name(action: int) -> str:
 
 def parse_action(text: str) -> int:
     """Inverse of :func:`action_name` (``"3|5@E"``, ``"draw"``, ``"pass"``)."""
+    if not isinstance(text, str):
+        raise ValueError(f"action text {text!r} is not a string; allowed: a tile and slot such as '3|5@E', "
+                         "'draw' or 'pass'")
     text = text.strip()
     if text.lower() in ("draw", "pass"):
         return DRAW if text.lower() == "draw" else PASS

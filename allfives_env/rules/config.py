@@ -56,6 +56,11 @@ class RulesConfig:
             if not is_valid_target(self.target):
                 raise ValueError(f"target={self.target!r} is not allowed; allowed: a positive number of points up to "
                                  f"{MAX_TARGET:,}, or None for the R3 default")
+        # NumPy scalars become Python numbers: an int8 seat count would overflow in sizes computed from it
+        object.__setattr__(self, "num_players", int(self.num_players))
+        object.__setattr__(self, "divisor", int(self.divisor))
+        if self.target is not None:
+            object.__setattr__(self, "target", int(self.target) if _is_int(self.target) else float(self.target))
 
     @classmethod
     def from_options(cls, **options) -> "RulesConfig":
@@ -96,5 +101,5 @@ def _is_int(value) -> bool:
 
 
 def _check_choice(name, value, allowed):
-    if value not in allowed:
+    if not isinstance(value, str) or value not in allowed:
         raise ValueError(f"{name}={value!r} is not allowed; allowed: {list(allowed)}")

@@ -505,9 +505,8 @@ def _check_partition(tiles, expect_all):
     missing = sorted(set(range(28)) - set(tiles)) if expect_all else []
     repeated = sorted({t for t in tiles if tiles.count(t) > 1})
     if missing or repeated or (expect_all and len(tiles) != 28):
-        raise ValueError(
-            f"the deal must hold all 28 tiles exactly once; missing {missing}, repeated {repeated}"
-        )
+        wrong = "; ".join(f"{what} {ids}" for what, ids in (("missing", missing), ("repeated", repeated)) if ids)
+        raise ValueError(f"the deal must hold all 28 tiles exactly once; {wrong}")
 
 
 def validate_leader(config: RulesConfig, leader) -> int:

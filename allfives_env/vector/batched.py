@@ -7,7 +7,7 @@ import numpy as np
 
 from ..compiled import rng as compiled_rng
 from ..compiled.rng import seed_streams, seed_streams_by_id
-from ..compiled.state import NUM_FIELDS, kernel_config
+from ..compiled.state import NUM_FIELDS, SKIP, kernel_config
 from ..compiled.step import reset_all, set_deal, step_all_parallel, step_all_serial
 from ..env.encoders import default_layout
 from ..env.options import ENV_OPTIONS, EnvOptions, check_bool, check_count, check_seed
@@ -30,8 +30,8 @@ class CompiledState(NamedTuple):
     #: float64, the target and encoder factors (compiled.state ``F_*``).
     fcfg: np.ndarray
 
-#: The most games one batch holds: about 5.5 kB each, so a typo such as 10**12 is refused rather than
-#: ending in a MemoryError (a million games take 5.5 GB, and twice that behind the Gymnasium API).
+#: The most games one batch holds: up to 3.2 kB each (:meth:`VectorAllFives.memory_bytes`), so a typo such as
+#: 10**12 is refused rather than ending in a MemoryError (a million games take up to 3.2 GB).
 MAX_NUM_ENVS = 1_000_000
 
 
@@ -213,10 +213,16 @@ class VectorAllFives:
 
     def current(self) -> VectorStep:
         """The output buffers as they stand (after reset/step/set_position)."""
+        if not self._started:
+            raise RuntimeError("call reset() before current()")
         return self._out
 
     def legal_actions(self, index) -> list:
         """The legal action ids of the seat to move in game ``index``, ascending."""
+        if not self._started:
+            raise RuntimeError("call reset() before legal_actions()")
+        if isinstance(index, bool) or not isinstance(index, (int, np.integer)) or not 0 <= index < self.num_envs:
+            raise ValueError(f"game index {index!r} is not allowed; allowed: integers 0..{self.num_envs - 1}")
         return [int(a) for a in np.flatnonzero(self._out.mask[index])]
 
     def set_position(self, indices, hands, boneyards, leaders, scores=None) -> VectorStep:
@@ -276,7 +282,13 @@ class VectorAllFives:
         if actions.dtype.kind not in "iu":
             raise TypeError(f"actions has dtype {actions.dtype}; expected an integer array of action ids 0..113 "
                             f"(or SKIP = -1)")
-        return actions if actions.dtype == np.int64 else actions.astype(np.int64)
+        if actions.dtype == np.int64:  # the kernel names an out-of-range id as it names an illegal one
+            return actions
+        if actions.size and (actions.min() < SKIP or actions.max() >= NUM_ACTIONS):  # before a cast wraps it
+            b = int(np.flatnonzero((actions < SKIP) | (actions >= NUM_ACTIONS))[0])
+            raise ValueError(f"game {b}: action {actions[b]} is out of range; allowed: action ids 0..113 "
+                             "(or SKIP = -1); no game was stepped")
+        return actions.astype(np.int64)
 
     def _check_viewers(self, viewers):
         viewers = np.asarray(viewers)

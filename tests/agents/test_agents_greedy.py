@@ -121,6 +121,21 @@ def test_registry_hook_for_path_agents(tmp_path):
         make_agent(f"test_pathagent:{tmp_path / 'missing.pt'}")
 
 
+def test_a_shipped_file_is_found_from_any_directory_of_the_checkout(tmp_path, monkeypatch):
+    """A relative path not found from the working directory is read in the checkout the package came from."""
+    seen = []
+    register_agent("test_pathseen", lambda p, **kw: seen.append(p) or GreedyAgent(), takes_path=True)
+    monkeypatch.chdir(tmp_path)
+    make_agent("test_pathseen:checkpoints/ppo_2p.pt")
+    assert seen[-1].endswith("checkpoints/ppo_2p.pt") and seen[-1] != "checkpoints/ppo_2p.pt"
+    (tmp_path / "checkpoints").mkdir()
+    (tmp_path / "checkpoints" / "ppo_2p.pt").write_text("mine")
+    make_agent("test_pathseen:checkpoints/ppo_2p.pt")  # one in the working directory comes first
+    assert seen[-1] == "checkpoints/ppo_2p.pt"
+    with pytest.raises(ValueError, match="checkpoint not found: 'checkpoints/nope.pt'"):
+        make_agent("test_pathseen:checkpoints/nope.pt")
+
+
 def test_compiled_greedy_on_observations_matches_the_greedy_agent():
     """greedy_from_observations (the training opponents' greedy) is greedy_action on every position."""
     for n in (2, 3, 4):

@@ -274,3 +274,100 @@ def test_strings_and_booleans_are_not_actions(env, action):
     with pytest.raises(IllegalActionError, match=r"is not an integer; allowed: integers 0\.\.113"):
         env.step(action)
     assert snapshot(env) == before
+
+
+@pytest.mark.parametrize("action", [float("inf"), float("nan"), -float("inf"), 2 ** 70])
+def test_infinite_and_huge_actions_are_refused_in_one_line(env, action):
+    before = snapshot(env)
+    with pytest.raises(IllegalActionError, match=r"allowed: integers 0\.\.113"):
+        env.step(action)
+    assert snapshot(env) == before
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+@pytest.mark.parametrize("call", ["state", "observe", "render"])
+def test_reads_before_reset_say_reset_first(backend, call):
+    from allfives_env.env.aec import ResetNeededError
+
+    env = allfives_env.raw_env(num_players=2, backend=backend, render_mode="ansi")
+    calls = {"state": env.state, "observe": lambda: env.observe("player_0"), "render": env.render}
+    with pytest.raises(ResetNeededError, match=rf"{call}\(\) before reset\(\); call reset\(\) first"):
+        calls[call]()
+
+
+@pytest.mark.parametrize("num_players", [np.int8(2), np.int8(3), np.int8(4), np.uint8(4), np.int64(4)])
+def test_a_small_numpy_integer_player_count_plays_as_the_int(num_players):
+    """An int8 count stored as given overflowed in sizes computed from it (n * 114)."""
+    env = allfives_env.env(num_players=num_players)
+    env.reset(seed=3)
+    reference = allfives_env.env(num_players=int(num_players))
+    reference.reset(seed=3)
+    assert type(env.unwrapped.config.num_players) is int
+    np.testing.assert_array_equal(env.last()[0]["observation"], reference.last()[0]["observation"])
+
+
+class ThreeZeros:
+    """A custom encoder exactly as docs/environment.md describes one: ``size`` and ``encode(game, seat)``."""
+
+    size = 3
+
+    def encode(self, game, seat):
+        return np.full(3, seat + 1, np.float32)
+
+
+def test_state_works_with_a_custom_encoder_of_the_documented_signature():
+    env = allfives_env.env(encoder=ThreeZeros())
+    env.reset(seed=0)
+    state = env.state()
+    n = 2
+    assert state.shape == (n * 28 + 28 + 3,) == env.unwrapped.state_space.shape
+    seat = env.unwrapped.agent_name_mapping[env.agent_selection]
+    np.testing.assert_array_equal(state[-3:], np.full(3, seat + 1))
+
+
+class WrongSize:
+    size = 5
+
+    def encode(self, game, seat):
+        return np.zeros(3)
+
+
+def test_a_custom_encoder_whose_output_does_not_match_its_size_is_named():
+    env = allfives_env.env(encoder=WrongSize())
+    with pytest.raises(ValueError, match=r"encoder WrongSize\.encode returned shape \(3,\); allowed: shape "
+                                         r"\(size,\) = \(5,\)"):
+        env.reset(seed=0)
+        env.last()
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+@pytest.mark.parametrize("how", ["deepcopy", "pickle"])
+def test_a_copied_env_plays_on_exactly_as_the_original_and_apart_from_it(backend, how):
+    """Search code copies envs; the masks are views of the core's buffers and must stay linked in the copy."""
+    import pickle
+
+    env = allfives_env.env(num_players=4, backend=backend)
+    env.reset(seed=5)
+    for _ in range(3):
+        env.step(int(np.flatnonzero(env.last()[0]["action_mask"])[0]))
+    twin = copy.deepcopy(env) if how == "deepcopy" else pickle.loads(pickle.dumps(env))
+    first = twin.agent_selection
+    twin.step(int(np.flatnonzero(twin.last()[0]["action_mask"])[-1]))
+    assert env.agent_selection == first  # the original did not move
+    while env.agents:  # the original, then the twin from where it is, to the end with the same choices
+        obs, reward, done, truncated, info = env.last()
+        legal = np.flatnonzero(obs["action_mask"])
+        if not done:
+            assert list(legal) == env.unwrapped.game.legal_actions()
+            assert info["action_mask"] is env.unwrapped._masks[env.unwrapped.agent_name_mapping[env.agent_selection]]
+        env.step(None if done or truncated else int(legal[-1]))
+    played = 0
+    while twin.agents:
+        obs, reward, done, truncated, info = twin.last()
+        legal = np.flatnonzero(obs["action_mask"])
+        if not done:
+            assert list(legal) == twin.unwrapped.game.legal_actions()  # the copy's masks follow its game
+            np.testing.assert_array_equal(info["action_mask"], obs["action_mask"])
+        twin.step(None if done or truncated else int(legal[-1]))
+        played += 1
+    assert played > 10

@@ -299,3 +299,22 @@ def test_a_refused_reset_changes_nothing():
     want_obs, want_info = twin.reset()
     assert np.array_equal(obs["observation"], want_obs["observation"]) and info["seat"] == want_info["seat"]
     assert env.aec.game.hands == twin.aec.game.hands
+
+
+def test_a_whole_float_action_is_its_int_whether_legal_or_not():
+    """1.0 and np.int64(1) are the same id: an illegal one is penalized either way, a legal one played."""
+    env = SingleAgentAllFives(opponents="greedy")
+    env.reset(seed=0)
+    illegal = int(np.flatnonzero(~env.action_masks())[0])
+    for action in (float(illegal), np.float64(illegal), np.int64(illegal), np.array(illegal)):
+        _, reward, _, _, info = env.step(action)
+        assert reward == -1.0 and info["illegal_action"]
+    with pytest.raises(IllegalActionError, match="is not an integer"):
+        env.step(0.5)
+
+
+def test_action_masks_before_reset_says_reset_first():
+    from allfives_env.env.aec import ResetNeededError
+
+    with pytest.raises(ResetNeededError, match=r"action_masks\(\) before reset\(\); call reset\(\) first"):
+        SingleAgentAllFives().action_masks()

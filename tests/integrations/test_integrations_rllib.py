@@ -185,3 +185,23 @@ def test_the_example_runs_unchanged_on_a_two_node_cluster():
     finally:
         ray.shutdown()
         cluster.shutdown()
+
+
+@pytest.mark.parametrize("action", [0.7, "0", np.float64(0.5), True, None, float("inf")])
+def test_an_action_that_is_not_an_id_is_refused_not_rounded(action):
+    """int(0.7) and int("0") are 0: the adapter must not play action 0 for them."""
+    env = AllFivesMultiAgentEnv({"num_players": 2})
+    obs, _ = env.reset(seed=0)
+    (agent, o), = obs.items()
+    with pytest.raises(IllegalActionError, match=r"is not an integer; allowed: integers 0\.\.113"):
+        env.step({agent: action})
+    assert env.aec.agent_selection == agent and np.array_equal(env.aec.observe(agent)["observation"],
+                                                               o["observations"])
+
+
+def test_the_illegal_action_reward_is_scaled_like_every_other():
+    env = AllFivesMultiAgentEnv({"num_players": 2, "reward_scale": 0.1, "illegal_reward": -2.0})
+    obs, _ = env.reset(seed=0)
+    (agent, o), = obs.items()
+    _, rewards, _, _, _ = env.step({agent: int(np.flatnonzero(o["action_mask"] == 0)[0])})
+    assert rewards == {agent: pytest.approx(-0.2)}

@@ -150,6 +150,11 @@ def test_illegal_actions_are_penalized_or_refused():
         strict.step(np.zeros(3, np.int64))
 
 
+def test_action_masks_before_reset_says_reset_first():
+    with pytest.raises(RuntimeError, match=r"call reset\(\) before action_masks\(\)"):
+        AllFivesVectorEnv(2, num_players=2).action_masks()
+
+
 @pytest.mark.parametrize("kwargs,message", [
     ({"opponents": "search"}, "opponents\\[0\\]: agent 'search' has no batched twin"),
     ({"opponents": ["greedy"] * 2, "num_players": 2}, "2 opponent specs for 1 non-learner seat"),
@@ -234,3 +239,32 @@ def test_a_bad_reset_seed_is_refused_in_the_words_of_every_env(seed):
     env = AllFivesVectorEnv(2)
     with pytest.raises(ValueError, match=r"seed=.* is not allowed; allowed: None or a non-negative integer$"):
         env.reset(seed=seed)
+
+
+def test_sb3_actions_of_the_wrong_size_are_named_in_the_librarys_words():
+    from allfives_env.integrations.sb3_vec import AllFivesVecEnv
+
+    env = AllFivesVecEnv(8, num_players=2, opponents="greedy")
+    env.reset()
+    with pytest.raises(ValueError, match=r"actions has shape \(9,\); expected \(8,\), one per game"):
+        env.step(np.zeros(9, np.int64))
+    obs, _, _, _ = env.step(lowest_legal(env.action_masks()).reshape(8, 1))  # SB3's (B, 1) is fine
+    assert obs.shape == (8, 277)
+
+
+@pytest.mark.parametrize("module, blocked, words", [
+    ("allfives_env.integrations.rllib", "ray",
+     r'needs RLlib and torch \(.*ray.*\): pip install -e "\.\[rllib,train\]"'),
+    ("allfives_env.integrations.rllib", "torch", r'needs RLlib and torch \(.*torch.*\)'),
+    ("allfives_env.integrations.sb3_vec", "stable_baselines3",
+     r'needs Stable-Baselines3 \(.*\): pip install -e "\.\[sb3\]"'),
+])
+def test_a_missing_optional_package_is_named_with_its_extra(module, blocked, words):
+    import re
+    import subprocess
+    import sys
+
+    code = f"import sys; sys.modules[{blocked!r}] = None; import {module}"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    last = result.stderr.strip().splitlines()[-1]
+    assert result.returncode == 1 and last.startswith("ImportError: ") and re.search(words, last), result.stderr

@@ -247,3 +247,67 @@ def test_numbers_the_engine_cannot_play_are_refused_once_for_every_engine(option
     for build in (lambda: RulesConfig(**options), lambda: env(**options), lambda: VectorAllFives(2, **options)):
         with pytest.raises(ValueError, match=words):
             build()
+
+
+# ---------------------------------------------------------------- the codec
+@pytest.mark.parametrize("action", [float("inf"), float("nan"), True, False, np.bool_(True), None, "4", 2.5, 114, -1])
+def test_decode_refuses_what_is_not_an_action_id(action):
+    from allfives_env.rules.actions import action_name, decode
+
+    for call in (decode, action_name):
+        with pytest.raises(ValueError, match=r"allowed: integers 0\.\.113"):
+            call(action)
+
+
+@pytest.mark.parametrize("action", [4.0, np.float64(4), np.int8(4), np.array(4)])
+def test_decode_reads_whole_numbers_as_their_int(action):
+    from allfives_env.rules.actions import action_name, decode
+
+    assert decode(action) == ("play", 1, 0) and action_name(action) == action_name(4)
+
+
+@pytest.mark.parametrize("tile, slot, word", [
+    (1.5, 0, "tile index 1.5"), (3, 1.5, "slot 1.5"), (True, 0, "tile index True"), ("3", 0, "tile index '3'"),
+    (None, 0, "tile index None"), (3, 4, "slot 4"), (28, 0, "tile index 28")])
+def test_encode_refuses_what_is_not_a_tile_and_slot(tile, slot, word):
+    from allfives_env.rules.actions import encode
+
+    with pytest.raises(ValueError, match=rf"{word} is not allowed; allowed: integers"):
+        encode(tile, slot)
+
+
+def test_encode_takes_numpy_integers_and_returns_an_int():
+    from allfives_env.rules.actions import encode
+
+    assert encode(np.int64(3), np.int8(1)) == 13 and type(encode(np.int64(3), np.int8(1))) is int
+
+
+@pytest.mark.parametrize("text", [5, None, b"draw"])
+def test_parse_action_refuses_what_is_not_text(text):
+    from allfives_env.rules.actions import parse_action
+
+    with pytest.raises(ValueError, match="is not a string; allowed: a tile and slot such as '3|5@E'"):
+        parse_action(text)
+
+
+@pytest.mark.parametrize("options, word", [({"num_players": np.int8(4)}, "num_players"),
+                                           ({"divisor": np.int16(3)}, "divisor"),
+                                           ({"num_players": 4, "target": np.float32(150.5)}, "target"),
+                                           ({"target": np.int64(300)}, "target")])
+def test_numpy_numbers_are_stored_as_python_numbers(options, word):
+    config = RulesConfig(**options)
+    assert type(getattr(config, word)) in (int, float)
+    assert getattr(config, word) == options[word]
+
+
+@pytest.mark.parametrize("value", [np.array("standard"), np.array(["standard", "five_each"])])
+def test_a_choice_given_as_an_array_is_refused_in_one_line(value):
+    with pytest.raises(ValueError, match=r"hand_size=array\(.* is not allowed; allowed: \['standard'"):
+        RulesConfig(hand_size=value)
+
+
+def test_a_deal_error_names_only_what_is_wrong():
+    config = RulesConfig()
+    with pytest.raises(ValueError) as err:
+        Game(config).start_game(np.random.default_rng(0), hands=[[0] * 9, [1] * 9])
+    assert "repeated [0, 1]" in str(err.value) and "missing" not in str(err.value)
