@@ -54,7 +54,7 @@ from pettingzoo.utils import wrappers
 
 from ..rules.actions import NUM_ACTIONS, action_name, check_action_id
 from ..rules.config import RulesConfig
-from .cores import BACKENDS, make_core
+from .cores import BACKENDS, encoded, make_core
 from .encoders import ENCODERS, make_encoder
 from .options import ENV_OPTIONS, EnvOptions, check_choice, check_seed
 from .render.text import render_text
@@ -67,7 +67,8 @@ class IllegalActionError(ValueError):
 
 
 class ResetNeededError(RuntimeError, AssertionError):
-    """A call that needs a reset first: ``step`` / ``last`` before the first ``reset``.
+    """A call that needs a reset first: ``step``, ``last``, ``observe``, ``state`` or ``render`` of the raw
+    env before its first ``reset`` (through ``env()``, PettingZoo's wrapper may answer first).
 
     Also an ``AssertionError``, which is what PettingZoo's own order-enforcing
     wrapper raises for a step before reset."""
@@ -343,7 +344,7 @@ class raw_env(AECEnv):
         remaining = game.boneyard[game.bone_pos:]
         for rank, tile in enumerate(remaining):
             out[n * 28 + tile] = 1.0 - rank / len(remaining)
-        out[n * 28 + 28:] = self.encoder.encode(game, game.to_move)  # the documented signature: custom encoders
+        out[n * 28 + 28:] = encoded(self.encoder, game, game.to_move)  # the documented signature (custom encoders)
         return out
 
     @property

@@ -66,6 +66,17 @@ def play_forced(game, gains=None):
                 gains[side] += gained
 
 
+def encoded(encoder, game, seat) -> np.ndarray:
+    """``encoder.encode(game, seat)`` as float32, or ValueError when its shape is not ``(encoder.size,)``
+    (a custom encoder whose ``size`` is wrong would give observations outside the observation space)."""
+    obs = encoder.encode(game, seat)
+    if getattr(obs, "shape", None) != (encoder.size,):
+        raise ValueError(f"encoder {type(encoder).__name__}.encode returned shape "
+                         f"{getattr(obs, 'shape', type(obs).__name__)}; allowed: shape (size,) = ({encoder.size},), "
+                         "as its size says")
+    return np.asarray(obs, np.float32)
+
+
 def _mask_buffers(num_players):
     raw = bytearray(num_players * NUM_ACTIONS)
     return raw, np.frombuffer(raw, np.int8).reshape(num_players, NUM_ACTIONS)
@@ -113,12 +124,7 @@ class PythonCore:
         return gains
 
     def observe(self, seat) -> np.ndarray:
-        obs = self.encoder.encode(self.game, seat)
-        if getattr(obs, "shape", None) != (self.encoder.size,):  # a custom encoder's size must hold
-            raise ValueError(f"encoder {type(self.encoder).__name__}.encode returned shape "
-                             f"{getattr(obs, 'shape', type(obs).__name__)}; allowed: shape (size,) = "
-                             f"({self.encoder.size},), as its size says")
-        return np.asarray(obs, np.float32)
+        return encoded(self.encoder, self.game, seat)
 
     @property
     def scores(self) -> tuple:

@@ -55,7 +55,7 @@ from ..agents.registry import make_agent
 from ..env.aec import IllegalActionError, ResetNeededError, as_action_id, raw_env
 from ..env.encoders import make_encoder
 from ..env.options import check_choice, check_number, check_seed
-from ..rules.actions import NUM_ACTIONS
+from ..rules.actions import NUM_ACTIONS, check_action_id
 from ..rules.view import player_view
 
 __all__ = ["SingleAgentAllFives", "PolicyAgent", "OBS_MODES", "CONTROL_MODES", "ILLEGAL_MODES"]
@@ -332,7 +332,10 @@ class PolicyAgent(BaseAgent):
         mask[list(legal_actions)] = True
         obs = vector if self.obs_mode == "flat" else {"observation": vector, "action_mask": mask.astype(np.int8)}
         action = self.predict(obs, mask)
-        action = int(action.item() if isinstance(action, np.ndarray) else action)
+        try:
+            action = check_action_id(action)  # 0.7 is no action: int() would make it 0
+        except ValueError as err:
+            raise ValueError(f"{self.name}'s predict returned no action id: {err}") from None
         if action not in legal_actions:
             raise ValueError(f"{self.name} chose an illegal action {action}; legal: {list(legal_actions)}")
         return action

@@ -41,19 +41,31 @@ def decode(action: int) -> tuple:
 
 def check_action_id(action) -> int:
     """Return ``action`` as an int, or raise ValueError if it is not an id of the space. Integers
-    (Python or NumPy, or a 0-d integer array) and whole floats pass; bools and strings do not, though
-    ``int()`` would take them."""
-    if action is None or isinstance(action, (str, bytes, bool)) or getattr(action, "dtype", None) == bool:
-        raise ValueError(f"action {action!r} is not an integer; allowed: integers 0..{NUM_ACTIONS - 1}")
+    (Python or NumPy), whole floats and one-element arrays or tensors of them pass; bools and
+    strings do not, though ``int()`` would take them."""
+    shown = _shown(action)
+    if not isinstance(action, (int, float)) and callable(getattr(action, "item", None)):
+        try:  # a NumPy scalar, a one-element array or tensor: its Python number (a bool stays a bool)
+            action = action.item()
+        except (ValueError, RuntimeError):  # more than one element
+            raise ValueError(f"action {shown} is not an integer; allowed: integers 0..{NUM_ACTIONS - 1}") from None
+    if action is None or isinstance(action, (str, bytes, bool)):
+        raise ValueError(f"action {shown} is not an integer; allowed: integers 0..{NUM_ACTIONS - 1}")
     try:
         as_int = int(action)
     except (TypeError, ValueError, OverflowError):  # OverflowError: inf
-        raise ValueError(f"action {action!r} is not an integer; allowed: integers 0..{NUM_ACTIONS - 1}") from None
+        raise ValueError(f"action {shown} is not an integer; allowed: integers 0..{NUM_ACTIONS - 1}") from None
     if as_int != action:
-        raise ValueError(f"action {action!r} is not an integer; allowed: integers 0..{NUM_ACTIONS - 1}")
+        raise ValueError(f"action {shown} is not an integer; allowed: integers 0..{NUM_ACTIONS - 1}")
     if not 0 <= as_int < NUM_ACTIONS:
-        raise ValueError(f"action {action!r} is out of range; allowed: integers 0..{NUM_ACTIONS - 1}")
+        raise ValueError(f"action {shown} is out of range; allowed: integers 0..{NUM_ACTIONS - 1}")
     return as_int
+
+
+def _shown(value, limit=60) -> str:
+    """``repr(value)`` on one line, cut at ``limit`` characters (an array's repr spans lines)."""
+    text = " ".join(repr(value).split())
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def action_name(action: int) -> str:

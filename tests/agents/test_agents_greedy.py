@@ -122,18 +122,23 @@ def test_registry_hook_for_path_agents(tmp_path):
 
 
 def test_a_shipped_file_is_found_from_any_directory_of_the_checkout(tmp_path, monkeypatch):
-    """A relative path not found from the working directory is read in the checkout the package came from."""
-    seen = []
-    register_agent("test_pathseen", lambda p, **kw: seen.append(p) or GreedyAgent(), takes_path=True)
+    """A relative path not found from the working directory is read in the checkout the package came from:
+    by the spec, the agent class and the batched twin alike."""
+    from allfives_env.agents.batched import make_batched_agent
+    from allfives_env.agents.ppo.agent import PPOAgent
+    from allfives_env.agents.registry import resolve_policy_path
+    from allfives_env.vector import VectorAllFives
+
     monkeypatch.chdir(tmp_path)
-    make_agent("test_pathseen:checkpoints/ppo_2p.pt")
-    assert seen[-1].endswith("checkpoints/ppo_2p.pt") and seen[-1] != "checkpoints/ppo_2p.pt"
+    shipped = "checkpoints/ppo_2p.pt"
+    assert make_agent(f"ppo:{shipped}").num_players == 2
+    assert PPOAgent(shipped).path.endswith(shipped) and PPOAgent(shipped).path != shipped
+    assert make_batched_agent(f"ppo:{shipped}", VectorAllFives(2)).name == f"ppo:{shipped}"
     (tmp_path / "checkpoints").mkdir()
     (tmp_path / "checkpoints" / "ppo_2p.pt").write_text("mine")
-    make_agent("test_pathseen:checkpoints/ppo_2p.pt")  # one in the working directory comes first
-    assert seen[-1] == "checkpoints/ppo_2p.pt"
+    assert resolve_policy_path(shipped) == shipped  # one in the working directory comes first
     with pytest.raises(ValueError, match="checkpoint not found: 'checkpoints/nope.pt'"):
-        make_agent("test_pathseen:checkpoints/nope.pt")
+        make_agent("ppo:checkpoints/nope.pt")
 
 
 def test_compiled_greedy_on_observations_matches_the_greedy_agent():

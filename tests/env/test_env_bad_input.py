@@ -332,12 +332,28 @@ class WrongSize:
         return np.zeros(3)
 
 
-def test_a_custom_encoder_whose_output_does_not_match_its_size_is_named():
-    env = allfives_env.env(encoder=WrongSize())
+@pytest.mark.parametrize("call", ["last", "state"])
+def test_a_custom_encoder_whose_output_does_not_match_its_size_is_named(call):
+    env = allfives_env.raw_env(encoder=WrongSize())
+    env.reset(seed=0)
     with pytest.raises(ValueError, match=r"encoder WrongSize\.encode returned shape \(3,\); allowed: shape "
                                          r"\(size,\) = \(5,\)"):
-        env.reset(seed=0)
-        env.last()
+        getattr(env, call)()
+
+
+def play_out(env) -> list:
+    """Play ``env`` to its end, always the highest legal id; every observation, mask, reward and score seen."""
+    seen = []
+    while env.agents:
+        obs, reward, done, truncated, info = env.last()
+        legal = np.flatnonzero(obs["action_mask"])
+        if not done:  # the masks follow this env's own game, and info's mask is the env's live one
+            assert list(legal) == env.unwrapped.game.legal_actions()
+            np.testing.assert_array_equal(info["action_mask"], obs["action_mask"])
+        seen.append((env.agent_selection, obs["observation"].tolist(), legal.tolist(), reward,
+                     tuple(env.unwrapped.core.scores)))
+        env.step(None if done or truncated else int(legal[-1]))
+    return seen
 
 
 @pytest.mark.parametrize("backend", ["python", "numba"])
@@ -351,23 +367,20 @@ def test_a_copied_env_plays_on_exactly_as_the_original_and_apart_from_it(backend
     for _ in range(3):
         env.step(int(np.flatnonzero(env.last()[0]["action_mask"])[0]))
     twin = copy.deepcopy(env) if how == "deepcopy" else pickle.loads(pickle.dumps(env))
-    first = twin.agent_selection
-    twin.step(int(np.flatnonzero(twin.last()[0]["action_mask"])[-1]))
-    assert env.agent_selection == first  # the original did not move
-    while env.agents:  # the original, then the twin from where it is, to the end with the same choices
-        obs, reward, done, truncated, info = env.last()
-        legal = np.flatnonzero(obs["action_mask"])
-        if not done:
-            assert list(legal) == env.unwrapped.game.legal_actions()
-            assert info["action_mask"] is env.unwrapped._masks[env.unwrapped.agent_name_mapping[env.agent_selection]]
-        env.step(None if done or truncated else int(legal[-1]))
-    played = 0
-    while twin.agents:
-        obs, reward, done, truncated, info = twin.last()
-        legal = np.flatnonzero(obs["action_mask"])
-        if not done:
-            assert list(legal) == twin.unwrapped.game.legal_actions()  # the copy's masks follow its game
-            np.testing.assert_array_equal(info["action_mask"], obs["action_mask"])
-        twin.step(None if done or truncated else int(legal[-1]))
-        played += 1
-    assert played > 10
+    before = env.last()[0]["observation"].copy()
+    twin_seen = play_out(twin)
+    np.testing.assert_array_equal(env.last()[0]["observation"], before)  # the copy's game did not move this one
+    assert play_out(env) == twin_seen and len(twin_seen) > 10
+
+
+def test_tensors_are_read_as_their_element_and_a_bool_tensor_is_no_action(env):
+    import torch
+
+    with pytest.raises(IllegalActionError, match=r"tensor\(True\) is not an integer"):
+        env.step(torch.tensor(True))
+    legal = int(np.flatnonzero(env.last()[0]["action_mask"])[0])
+    reference = allfives_env.env(num_players=2)
+    reference.reset(seed=0)  # as the fixture
+    env.step(torch.tensor([legal]))
+    reference.step(legal)
+    assert snapshot(env) == snapshot(reference) and env.unwrapped.game.events

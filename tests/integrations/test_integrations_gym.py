@@ -238,8 +238,11 @@ def test_policy_agent_plays_in_the_arena():
     assert len(match.games) == 4 and calls
     assert match.agent_stats()[0].spec == "first"
 
-    with pytest.raises(ValueError, match="illegal action"):
+    with pytest.raises(ValueError, match="returned no action id: action 999 is out of range"):
         run_match(config, [PolicyAgent(lambda obs, mask: 999, obs="flat"), "greedy"], games=2, seed=0)
+    with pytest.raises(ValueError, match=r"chose an illegal action \d+; legal: \["):
+        run_match(config, [PolicyAgent(lambda obs, mask: int(np.flatnonzero(~mask)[0]), obs="flat"), "greedy"],
+                  games=2, seed=0)
 
 
 # ------------------------------------------------------------------ issue 23
@@ -318,3 +321,21 @@ def test_action_masks_before_reset_says_reset_first():
 
     with pytest.raises(ResetNeededError, match=r"action_masks\(\) before reset\(\); call reset\(\) first"):
         SingleAgentAllFives().action_masks()
+
+
+@pytest.mark.parametrize("shape", [(1,), (1, 1)])
+def test_a_one_element_action_array_is_its_id(shape):
+    """A policy's batch of one: played as its element, as before."""
+    env = SingleAgentAllFives(opponents="random", backend="python")
+    env.reset(seed=0)
+    legal = int(np.flatnonzero(env.action_masks())[0])
+    reference = SingleAgentAllFives(opponents="random", backend="python")
+    reference.reset(seed=0)
+    np.testing.assert_array_equal(env.step(np.full(shape, legal))[0]["observation"],
+                                  reference.step(legal)[0]["observation"])
+
+
+def test_a_policy_agent_whose_predict_returns_no_id_is_named():
+    agent = PolicyAgent(lambda obs, mask: 0.7, obs="flat")
+    with pytest.raises(ValueError, match=r"predict returned no action id: action 0\.7 is not an integer"):
+        run_match(RulesConfig(), [agent, "random"], games=2, seed=0)

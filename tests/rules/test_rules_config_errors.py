@@ -250,7 +250,8 @@ def test_numbers_the_engine_cannot_play_are_refused_once_for_every_engine(option
 
 
 # ---------------------------------------------------------------- the codec
-@pytest.mark.parametrize("action", [float("inf"), float("nan"), True, False, np.bool_(True), None, "4", 2.5, 114, -1])
+@pytest.mark.parametrize("action", [float("inf"), float("nan"), True, False, np.bool_(True), np.array([True]), None,
+                                    "4", 2.5, 114, -1, np.array([1, 2]), np.arange(30).reshape(5, 6)])
 def test_decode_refuses_what_is_not_an_action_id(action):
     from allfives_env.rules.actions import action_name, decode
 
@@ -259,11 +260,12 @@ def test_decode_refuses_what_is_not_an_action_id(action):
             call(action)
 
 
-@pytest.mark.parametrize("action", [4.0, np.float64(4), np.int8(4), np.array(4)])
+@pytest.mark.parametrize("action", [4.0, np.float64(4), np.int8(4), np.array(4), np.array([4]), np.array([[4]])])
 def test_decode_reads_whole_numbers_as_their_int(action):
     from allfives_env.rules.actions import action_name, decode
 
     assert decode(action) == ("play", 1, 0) and action_name(action) == action_name(4)
+    assert all(type(part) is int for part in decode(action)[1:])
 
 
 @pytest.mark.parametrize("tile, slot, word", [
@@ -274,6 +276,14 @@ def test_encode_refuses_what_is_not_a_tile_and_slot(tile, slot, word):
 
     with pytest.raises(ValueError, match=rf"{word} is not allowed; allowed: integers"):
         encode(tile, slot)
+
+
+def test_a_refused_array_is_shown_on_one_short_line():
+    from allfives_env.rules.actions import check_action_id
+
+    with pytest.raises(ValueError) as err:
+        check_action_id(np.arange(300).reshape(10, 30))
+    assert "\n" not in str(err.value) and len(str(err.value)) < 140
 
 
 def test_encode_takes_numpy_integers_and_returns_an_int():

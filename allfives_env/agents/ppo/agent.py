@@ -25,6 +25,7 @@ from ...env.encoders import DefaultEncoder
 from ...env.options import check_bool
 from ...rules.actions import DRAW, NUM_ACTIONS
 from ..base import BaseAgent
+from ..registry import resolve_policy_path
 from .features import FEATURES, PolicyInput
 from .policy_file import (  # noqa: F401
     FORMAT,
@@ -145,6 +146,7 @@ class PPOAgent(BaseAgent):
         if infer not in ("off", "greedy"):
             raise ValueError(f"infer={infer!r} is not allowed; allowed: 'off' (the default: no opponent model) "
                              "or 'greedy'")
+        path = resolve_policy_path(path)
         if not os.path.isfile(path):
             raise CheckpointError(f"checkpoint not found: {path!r}")
         rules, features, policy = _load(path)
