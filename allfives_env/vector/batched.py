@@ -286,8 +286,7 @@ class VectorAllFives:
             return actions
         if actions.size and (actions.min() < SKIP or actions.max() >= NUM_ACTIONS):  # before a cast wraps it
             b = int(np.flatnonzero((actions < SKIP) | (actions >= NUM_ACTIONS))[0])
-            raise ValueError(f"game {b}: action {actions[b]} is out of range; allowed: action ids 0..113 "
-                             "(or SKIP = -1); no game was stepped")
+            _raise_out_of_range(b, actions[b])
         return actions.astype(np.int64)
 
     def _check_viewers(self, viewers):
@@ -313,11 +312,17 @@ class VectorAllFives:
         return ids.astype(np.uint64)
 
     def _raise_illegal(self, b, action):
+        if not SKIP <= action < NUM_ACTIONS:  # int64 ids are range-checked by the kernel, for speed
+            _raise_out_of_range(b, action)
         seat = int(self._out.to_move[b])
-        name = action_name(action) if 0 <= action < NUM_ACTIONS else "out of range 0..113 (SKIP is -1)"
         legal = [action_name(a) for a in self.legal_actions(b)]
-        raise ValueError(f"game {b}: action {action} ({name}) is not legal for seat {seat}; "
+        raise ValueError(f"game {b}: action {action} ({action_name(action)}) is not legal for seat {seat}; "
                          f"legal now: {self.legal_actions(b)} = {legal}; no game was stepped")
+
+
+def _raise_out_of_range(b, action):
+    raise ValueError(f"game {b}: action {action} is out of range; allowed: action ids 0..113 (or SKIP = -1); "
+                     "no game was stepped")
 
 
 def random_legal_actions(mask, rng_state, out=None) -> np.ndarray:
