@@ -390,8 +390,8 @@ class raw_env(AECEnv):
 
 
 def as_action_id(action) -> int:
-    """``action`` as an int id of ``Discrete(114)`` (NumPy integers, 0-d arrays and whole floats
-    too), or :class:`IllegalActionError` saying what is allowed (bools and strings are refused)."""
+    """``action`` as an int id of ``Discrete(114)`` (NumPy integers, whole floats and one-element arrays
+    or tensors too), or :class:`IllegalActionError` saying what is allowed (bools and strings are refused)."""
     try:
         return check_action_id(action)
     except ValueError as err:
