@@ -183,11 +183,11 @@ def _record_target(out):
 
 
 def _add_match_options(p):
-    p.add_argument("--players", type=players_arg, default=2, help="2, 3 or 4 (4 = two partnerships)")
+    p.add_argument("--players", type=players_arg, default=2, help="2, 3 or 4 (4 = two partnerships; default 2)")
     p.add_argument("--games", type=games_arg, default=100,
-                   help=f"games to the target, 1..{MAX_GAMES:,} (rounded up to whole rotations)")
-    p.add_argument("--seed", type=seed_arg, default=0, help="seed of the deals and of every agent (>= 0)")
-    p.add_argument("--workers", type=_workers, default=1, help=f"worker processes, 1..{MAX_WORKERS}")
+                   help=f"games to the target, 1..{MAX_GAMES:,} (rounded up to whole rotations; default 100)")
+    p.add_argument("--seed", type=seed_arg, default=0, help="seed of the deals and of every agent, >= 0 (default 0)")
+    p.add_argument("--workers", type=_workers, default=1, help=f"worker processes, 1..{MAX_WORKERS} (default 1)")
     p.add_argument("--target", type=_target, default=None,
                    help=f"points to win, up to {MAX_TARGET:,} (default: the R3 target)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -273,11 +273,11 @@ def run_rate(args) -> int:
 # ------------------------------------------------------------------ benchmark
 def add_benchmark(p):
     p.add_argument("spec", metavar="SPEC", help="the agent to score (any agent spec)")
-    p.add_argument("--players", type=players_arg, default=2, help="2, 3 or 4 (4 = two partnerships)")
+    p.add_argument("--players", type=players_arg, default=2, help="2, 3 or 4 (4 = two partnerships; default 2)")
     p.add_argument("--quick", action="store_true", help="the protocol's quick deal set (a smoke run, not for citing)")
     p.add_argument("--opponents", nargs="+", metavar="SPEC",
                    help="score against these instead of the protocol's ladder (the scorecard says partial)")
-    p.add_argument("--workers", type=_workers, default=1, help=f"worker processes, 1..{MAX_WORKERS}")
+    p.add_argument("--workers", type=_workers, default=1, help=f"worker processes, 1..{MAX_WORKERS} (default 1)")
     p.add_argument("--json", metavar="PATH", help="write the scorecard as JSON")
     p.add_argument("--markdown", metavar="PATH", help="write the scorecard as markdown")
     p.add_argument("--no-progress", action="store_true", help="no progress lines")
@@ -311,7 +311,7 @@ def _config(args):
 
 # ------------------------------------------------------------------ play / watch / replay / record
 def _add_table_options(p):
-    p.add_argument("--players", type=players_arg, default=2, help="2, 3 or 4 (4 = two partnerships)")
+    p.add_argument("--players", type=players_arg, default=2, help="2, 3 or 4 (4 = two partnerships; default 2)")
     p.add_argument("--seed", type=seed_arg, default=None,
                    help="seed of the deals and agents, >= 0 (default: fresh each run)")
     p.add_argument("--target", type=_target, default=None,
@@ -437,7 +437,7 @@ def add_serve(p):
     p.add_argument("--port", type=_port, default=8000, help="the port (default 8000; 0 picks a free one)")
     p.add_argument("--host", default="127.0.0.1",
                    help="the address to listen on (default 127.0.0.1: this machine only)")
-    p.add_argument("--players", type=players_arg, default=2, help="2, 3 or 4 (4 = two partnerships)")
+    p.add_argument("--players", type=players_arg, default=2, help="2, 3 or 4 (4 = two partnerships; default 2)")
     p.add_argument("--agents", nargs="+", default=list(SERVE_AGENTS), metavar="SPEC",
                    help=f"the agents a game may choose, first = default (default: {' '.join(SERVE_AGENTS)}); "
                         "any arena spec, trained ones included (ppo:PATH)")
@@ -486,8 +486,8 @@ def add_record(p):
                         "of numbered PNG frames (for a video)")
     p.add_argument("--frame-seconds", type=_frame_seconds, default=0.6,
                    help=f"seconds per GIF frame, {MIN_FRAME_SECONDS:g}..{MAX_FRAME_SECONDS:g} (default 0.6)")
-    p.add_argument("--players", type=players_arg, default=2, help="2, 3 or 4 (4 = two partnerships)")
-    p.add_argument("--seed", type=seed_arg, default=0, help="seed of the deals and agents (>= 0)")
+    p.add_argument("--players", type=players_arg, default=2, help="2, 3 or 4 (4 = two partnerships; default 2)")
+    p.add_argument("--seed", type=seed_arg, default=0, help="seed of the deals and agents, >= 0 (default 0)")
     p.add_argument("--target", type=_target, default=None,
                    help=f"points to win, up to {MAX_TARGET:,} (default: the R3 target)")
 

@@ -343,3 +343,13 @@ def test_the_game_page_fits_a_phone_screen(browser, server, shots):
         shots(browser, "web_play_phone")
     finally:
         browser.set_window_size(*DESKTOP)
+
+
+def test_a_seed_past_two_to_the_53_reaches_the_server_and_the_page_exactly(browser, server):
+    """A JS number would round 9007199254740993 to ...992: another deal than the one asked for."""
+    url, app = server
+    seed = 2 ** 53 + 1
+    game_id = _start_from_home(browser, url, "watch", {"side-0": "greedy", "side-1": "random"}, seed=seed)
+    assert app.state.store.get(game_id).table.seed == seed
+    _wait(browser, lambda: f"seed {seed}" in browser.find_element(By.TAG_NAME, "body").text,
+          "the page does not show the seed as typed")

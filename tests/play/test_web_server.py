@@ -117,7 +117,8 @@ def test_refused_moves_say_why_and_change_nothing():
         ({"version": view["version"], "action": 999}, 400, "allowed: an action id 0..113"),
         ({"version": view["version"], "action": True}, 400, "'action' is true"),
         ({"version": -1, "action": min(legal)}, 400, "'version' is -1"),
-        ({"action": min(legal)}, 400, "'version' is null"),
+        ({"action": min(legal)}, 400, "'version' is missing"),
+        ({"version": view["version"]}, 400, "'action' is missing; allowed: an action id 0..113"),
         ({"version": view["version"], "action": min(legal), "seat": 1}, 400, "no field 'seat'"),
     ]
     for body, status, words in cases:
@@ -140,6 +141,64 @@ def test_refused_moves_say_why_and_change_nothing():
     assert response.status_code == 409 and "moved on" in response.json()["error"]
     _unchanged(client, app, moved)
     assert client.get("/api/games/nope").status_code == 404
+    response = client.get("/api/games/" + "a" * 20_000)
+    assert response.status_code == 404 and len(response.json()["error"]) < 300
+    response = client.post(f"/api/games/{view['id']}/move", content=b"{not json", headers=JSON)
+    assert "send a JSON object with the fields action, version" in response.json()["error"]
+    response = client.post("/api/games", content=b"{not json", headers=JSON)
+    assert "with the fields agents, mode, opponents, partner, seat, seed" in response.json()["error"]
+
+
+@pytest.mark.parametrize("method, path, allowed", [("GET", "/api/games", "POST"), ("PUT", "/api/games/x/move", "POST"),
+                                                   ("DELETE", "/api/options", "GET")])
+def test_a_wrong_method_is_answered_with_the_allowed_ones(method, path, allowed):
+    client, _ = _client()
+    response = client.request(method, path)
+    assert response.status_code == 405 and allowed in response.headers["allow"]
+    assert response.json()["error"] == f"{method} is not allowed here; allowed: {response.headers['allow']}"
+
+
+class FailingAgent:
+    """Plays the first legal action, then fails in the way ``how`` says from its ``after``-th choice."""
+
+    def __init__(self, how="raise", after=2):
+        self.how, self.after, self.calls = how, after, 0
+
+    def reset(self, seat, config, rng):
+        pass
+
+    def act(self, view, legal_actions):
+        self.calls += 1
+        if self.calls > self.after:
+            if self.how == "raise":
+                raise RuntimeError("the model file\nvanished")
+            return 999
+        return legal_actions[0]
+
+
+@pytest.mark.parametrize("how, words", [("raise", "failed: the model file vanished;"),
+                                        ("illegal", "failed: agent at seat 0 chose an illegal action 999;")])
+def test_an_agent_that_fails_is_named_in_one_json_line_and_nothing_it_chose_is_played(how, words):
+    client, app = _client(agents=("greedy", "random"))
+    response = client.post("/api/games", json={"mode": "watch", "agents": ["greedy", "random"], "seed": 1})
+    view = response.json()
+    web = app.state.store.get(view["id"])
+    web.table.agents[0] = FailingAgent(how)  # seat 0's agent fails from its third real choice
+    for _ in range(1000):
+        before = (web.version, list(web.game.events))
+        response = client.post(f"/api/games/{view['id']}/advance", json={"version": view["version"]})
+        if response.status_code != 200:
+            break
+        view = response.json()
+    assert response.status_code == 500 and response.headers["content-type"] == "application/json"
+    message = response.json()["error"]
+    assert words in message and "the agent at seat 0 (greedy)" in message and "\n" not in message
+    assert "cannot go on with it, start a new one" in message
+    # what the agent never chose was not played: only its forced draws, if any, moved the game
+    played = web.game.events[len(before[1]):]
+    assert all(event[1] == 112 for event in played)
+    assert web.version == before[0] + len(played)
+    assert client.get(f"/api/games/{view['id']}").status_code == 200  # the game can still be read
 
 
 def test_a_request_can_only_choose_the_servers_agents_and_nothing_is_imported(tmp_path, monkeypatch):

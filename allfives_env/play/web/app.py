@@ -104,9 +104,14 @@ async def _refused(request, exc):
 
 
 async def _http_error(request, exc):
+    headers = getattr(exc, "headers", None)  # a 405's Allow names the methods the route takes
     if request.url.path.startswith("/api/"):
-        return JSONResponse({"error": exc.detail}, status_code=exc.status_code)
-    return Response(f"{exc.status_code}: {exc.detail}", status_code=exc.status_code, media_type="text/plain")
+        detail = exc.detail
+        if exc.status_code == 405 and headers and "Allow" in headers:
+            detail = f"{request.method} is not allowed here; allowed: {headers['Allow']}"
+        return JSONResponse({"error": detail}, status_code=exc.status_code, headers=headers)
+    return Response(f"{exc.status_code}: {exc.detail}", status_code=exc.status_code, media_type="text/plain",
+                    headers=headers)
 
 
 class _Api:
@@ -184,6 +189,9 @@ class _Api:
         game = self.store.get(request.path_params["game_id"])
         body = await _json_body(request, {"version", "action"})
         version, action = _version(body), body.get("action")
+        if "action" not in body:
+            raise RequestError(f"'action' is missing; allowed: an action id 0..{NUM_ACTIONS - 1} "
+                               "(one of the position's moves)")
         if not _is_int(action) or not 0 <= action < NUM_ACTIONS:
             raise RequestError(f"'action' is {_shown(action)}; allowed: an action id 0..{NUM_ACTIONS - 1} "
                                "(one of the position's moves)")
@@ -268,8 +276,8 @@ async def _json_body(request, allowed_keys) -> dict:
     try:
         body = json.loads(data or b"{}")
     except (ValueError, RecursionError):
-        raise RequestError("the request body is not valid JSON; send a JSON object, e.g. "
-                           '{"version": 3, "action": 17}') from None
+        raise RequestError(f"the request body is not valid JSON; send a JSON object with the fields "
+                           f"{', '.join(sorted(allowed_keys))}") from None
     if not isinstance(body, dict):
         raise RequestError(f"the request body is {_shown(body)}; send a JSON object")
     _only(body, allowed_keys, "this request")
@@ -284,6 +292,9 @@ def _only(body, allowed, what):
 
 def _version(body):
     version = body.get("version")
+    if "version" not in body:
+        raise RequestError("'version' is missing; allowed: the version of the position the page shows "
+                           "(a whole number >= 0)")
     if not _is_int(version) or version < 0:
         raise RequestError(f"'version' is {_shown(version)}; allowed: the version of the position the page shows "
                            "(a whole number >= 0)")

@@ -102,10 +102,20 @@ class WebGame:
     def _agent_turn(self):
         seat = self.game.to_move
         while not self.game.hand_over and self.game.to_move == seat:
-            action = self.table.agent_action()
+            action = self._agent_action(seat)
             self._step(action)
             if action != DRAW:
                 break
+
+    def _agent_action(self, seat):
+        """The agent's choice; an agent that fails (an exception, an illegal choice) is the server's error
+        (500), named in one line: only the forced draws before its choice were played."""
+        try:
+            return self.table.agent_action()
+        except Exception as exc:  # an agent is any user class: whatever it raises ends its turn here
+            detail = " ".join(str(exc).split()) or type(exc).__name__
+            raise RequestError(f"the agent at seat {seat} ({self.seat_specs[seat]}) failed: {detail[:300]}; "
+                               "this game cannot go on with it, start a new one", 500) from None
 
     def _step(self, action):
         self.log += self.table.step(action)
@@ -149,7 +159,8 @@ class GameStore:
         with self._lock:
             game = self._games.get(game_id)
             if game is None:
-                raise RequestError(f"no game {game_id!r} on this server (it ended with the server, or was "
+                shown = game_id if len(game_id) <= 40 else game_id[:37] + "..."
+                raise RequestError(f"no game {shown!r} on this server (it ended with the server, or was "
                                    f"dropped to keep the last {self.capacity}); start a new one", 404)
             self._games.move_to_end(game_id)
         game.touched = time.monotonic()

@@ -67,13 +67,18 @@
       init.body = raw;
       init.headers["Content-Type"] = "application/octet-stream";
     } else if (body !== undefined) {
-      init.body = JSON.stringify(body);
+      // a BigInt (a seed past 2**53) travels as the digits it holds, not as a rounded number
+      init.body = JSON.stringify(body, (key, value) => typeof value === "bigint" ? `\u0000big:${value}` : value)
+        .replace(/"\\u0000big:(\d+)"/g, "$1");
       init.headers["Content-Type"] = "application/json";
     }
     const response = await fetch(path, init);
     let data;
     try {
-      data = await response.json();
+      // a seed past 2**53 is read from its digits where the browser gives a number's source text
+      data = JSON.parse(await response.text(), (key, value, context) =>
+        key === "seed" && typeof value === "number" && !Number.isSafeInteger(value) && context?.source
+          ? BigInt(context.source) : value);
     } catch (exc) {
       data = { error: `the server answered ${response.status} ${response.statusText}` };
     }
@@ -518,7 +523,9 @@
 
     function seedOf(id) {
       const text = document.getElementById(id).value.trim();
-      return text === "" ? null : Number(text);
+      if (text === "") return null;
+      // whole numbers past 2**53 would lose their last digits as a JS number
+      return /^\d+$/.test(text) && !Number.isSafeInteger(Number(text)) ? BigInt(text) : Number(text);
     }
     async function start(body) {
       try {
