@@ -114,6 +114,10 @@ async def _http_error(request, exc):
                     headers=headers)
 
 
+#: The fields of a new game's request, by mode.
+PLAY_FIELDS, WATCH_FIELDS = {"mode", "seat", "opponents", "partner", "seed"}, {"mode", "agents", "seed"}
+
+
 class _Api:
     """The route handlers, over one server's settings and game store."""
 
@@ -131,7 +135,7 @@ class _Api:
         return JSONResponse(self.settings.options())
 
     async def new_game(self, request):
-        body = await _json_body(request, {"mode", "seat", "opponents", "partner", "agents", "seed"})
+        body = await _json_body(request, None)  # its fields depend on its mode: _make_game checks them
         game = await run_in_threadpool(self.store.add, lambda game_id: self._make_game(game_id, body))
         return JSONResponse(game.view(), status_code=201)
 
@@ -145,7 +149,7 @@ class _Api:
             raise RequestError(f"'seed' is {_shown(seed)}; allowed: null (a fresh deal) or a whole number "
                                f"0..{MAX_SEED}")
         if mode == PLAY:
-            _only(body, {"mode", "seat", "opponents", "partner", "seed"}, "a play game")
+            _only(body, PLAY_FIELDS, "a play game")
             seat = body.get("seat", 0)
             if not _is_int(seat) or not 0 <= seat < config.num_players:
                 raise RequestError(f"'seat' is {_shown(seat)}; allowed: 0..{config.num_players - 1}")
@@ -158,7 +162,7 @@ class _Api:
             seat_specs = ["human" if spec is None else spec for spec in specs]
             human = seat
         elif mode == WATCH:
-            _only(body, {"mode", "agents", "seed"}, "a watch game")
+            _only(body, WATCH_FIELDS, "a watch game")
             chosen = self._chosen(body.get("agents", [self.settings.agent_specs[0]]), "agents")
             specs = seat_specs = _seats_or_refuse(watch_seat_specs, config.num_players, chosen)
             names = [f"player_{s} ({spec})" for s, spec in enumerate(specs)]
@@ -270,17 +274,19 @@ def _check_sender(request, content_type):
 
 
 async def _json_body(request, allowed_keys) -> dict:
-    """The request's JSON object, with only ``allowed_keys``."""
+    """The request's JSON object, with only ``allowed_keys`` (None: the caller checks them)."""
     _check_sender(request, "application/json")
     data = await _body(request, MAX_REQUEST_BYTES, "a request")
     try:
         body = json.loads(data or b"{}")
     except (ValueError, RecursionError):
+        fields = sorted(allowed_keys or PLAY_FIELDS | WATCH_FIELDS)
         raise RequestError(f"the request body is not valid JSON; send a JSON object with the fields "
-                           f"{', '.join(sorted(allowed_keys))}") from None
+                           f"{', '.join(fields)}") from None
     if not isinstance(body, dict):
         raise RequestError(f"the request body is {_shown(body)}; send a JSON object")
-    _only(body, allowed_keys, "this request")
+    if allowed_keys is not None:
+        _only(body, allowed_keys, "this request")
     return body
 
 
