@@ -218,7 +218,8 @@ def test_a_request_can_only_choose_the_servers_agents_and_nothing_is_imported(tm
                         ({"mode": "play", "partner": "greedy"}, "only for 4 players"),
                         ({"mode": "play", "opponents": []}, "a non-empty list"),
                         ({"mode": "watch", "agents": ["greedy"] * 3}, "3 agent specs for 2 players"),
-                        ({"mode": "watch", "seat": 0}, "no field 'seat'"), ({"mode": "play", "path": "x"}, "no field 'path'"),
+                        ({"mode": "watch", "seat": 0}, "no field 'seat'"),
+                        ({"mode": "play", "path": "x"}, "no field 'path'"),
                         ({"mode": "play", "target": 50}, "its fields: mode, opponents, partner, seat, seed")]:
         response = client.post("/api/games", json=body)
         assert response.status_code == 400 and words in response.json()["error"], (body, response.text)
