@@ -8,6 +8,7 @@ nothing. Each game has its own lock: requests for one game run one at a time,
 requests for different games run side by side.
 """
 
+import logging
 import secrets
 import threading
 import time
@@ -19,6 +20,7 @@ from ..narrate import lead_sentence
 from ..table import Table
 from .views import position_view
 
+_log = logging.getLogger(__name__)
 PLAY, WATCH = "play", "watch"
 #: what a game waits for: the person's move, an agent's turn, the next deal, nothing
 WAIT_PERSON, WAIT_AGENT, WAIT_DEAL, WAIT_NOTHING = "person", "agent", "next_hand", "over"
@@ -113,6 +115,8 @@ class WebGame:
         try:
             return self.table.agent_action()
         except Exception as exc:  # an agent is any user class: whatever it raises ends its turn here
+            _log.warning("the agent at seat %d (%s) failed in game %s", seat, self.seat_specs[seat], self.id,
+                         exc_info=True)  # the traceback, for its author, goes to the server's log
             detail = " ".join(str(exc).split()) or type(exc).__name__
             raise RequestError(f"the agent at seat {seat} ({self.seat_specs[seat]}) failed: {detail[:300]}; "
                                "this game cannot go on with it, start a new one", 500) from None
