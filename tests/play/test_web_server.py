@@ -227,6 +227,16 @@ def test_a_request_can_only_choose_the_servers_agents_and_nothing_is_imported(tm
     assert len(app.state.store) == before
 
 
+def test_null_means_the_default_for_every_optional_field():
+    client, app = _client()
+    for body in ({"mode": "play", "seat": None, "opponents": None, "partner": None, "seed": None},
+                 {"mode": "watch", "agents": None, "seed": None}):
+        response = client.post("/api/games", json=body)
+        assert response.status_code == 201, response.text
+        defaults = client.post("/api/games", json={"mode": body["mode"]}).json()
+        assert response.json()["seat_specs"] == defaults["seat_specs"]
+
+
 def test_a_persons_game_keeps_its_record_and_seed_until_it_is_over():
     client, app = _client(target=60)
     view = _start(client, seed=5)

@@ -150,10 +150,10 @@ class _Api:
                                f"0..{MAX_SEED}")
         if mode == PLAY:
             _only(body, PLAY_FIELDS, "a play game")
-            seat = body.get("seat", 0)
+            seat = _given(body, "seat", 0)
             if not _is_int(seat) or not 0 <= seat < config.num_players:
                 raise RequestError(f"'seat' is {_shown(seat)}; allowed: 0..{config.num_players - 1}")
-            opponents = self._chosen(body.get("opponents", [self.settings.agent_specs[0]]), "opponents")
+            opponents = self._chosen(_given(body, "opponents", [self.settings.agent_specs[0]]), "opponents")
             partner = body.get("partner")
             if partner is not None:
                 partner = self._chosen([partner], "partner")[0]
@@ -163,7 +163,7 @@ class _Api:
             human = seat
         elif mode == WATCH:
             _only(body, WATCH_FIELDS, "a watch game")
-            chosen = self._chosen(body.get("agents", [self.settings.agent_specs[0]]), "agents")
+            chosen = self._chosen(_given(body, "agents", [self.settings.agent_specs[0]]), "agents")
             specs = seat_specs = _seats_or_refuse(watch_seat_specs, config.num_players, chosen)
             names = [f"player_{s} ({spec})" for s, spec in enumerate(specs)]
             human = None
@@ -294,6 +294,12 @@ def _only(body, allowed, what):
     unknown = sorted(set(body) - set(allowed))
     if unknown:
         raise RequestError(f"{what} has no field {unknown[0]!r}; its fields: {', '.join(sorted(allowed))}")
+
+
+def _given(body, key, default):
+    """``body[key]``, or ``default`` when it is missing or null (as for ``seed`` and ``partner``)."""
+    value = body.get(key)
+    return default if value is None else value
 
 
 def _version(body):
