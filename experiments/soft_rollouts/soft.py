@@ -13,6 +13,10 @@ from allfives_env.compiled.rules import apply_action, forced_action, side_of
 from allfives_env.compiled.state import C_N, C_SIDES, F_TARGET, HAND_OVER, OPTS
 from allfives_env.vector.batched import make_rng_state
 
+import os
+#: set before the kernels compile (a global read by numba as a constant): soft play for the opponents only
+OPP_ONLY = np.array([int(os.environ.get("SOFT_OPP_ONLY", "0"))])
+
 
 @njit(**OPTS)
 def soft_move(st, b, hands, scores, cfg, target, weights, legal, values, lst, lhands, lscores, replies, temp, nrng):
@@ -45,8 +49,12 @@ def soft_move(st, b, hands, scores, cfg, target, weights, legal, values, lst, lh
 def soft_rollout(st, b, hands, scores, gains, cfg, target, side, before, win_value, weights, legal, values,
                  lst, lhands, lscores, replies, temp, nrng):
     while not st[b, HAND_OVER]:
-        action = soft_move(st, b, hands, scores, cfg, target, weights, legal, values, lst, lhands, lscores,
-                           replies, temp, nrng)
+        if OPP_ONLY[0] and side_of(st[b, sc.TO_MOVE], cfg[C_N]) == side:
+            action = sc.heuristic_move(st, b, hands, scores, cfg, target, weights, legal, values, lst, lhands,
+                                       lscores, replies)
+        else:
+            action = soft_move(st, b, hands, scores, cfg, target, weights, legal, values, lst, lhands, lscores,
+                               replies, temp, nrng)
         apply_action(st, b, hands, scores, gains, cfg, target, action)
     return sc.outcome_value(st, b, scores, cfg[C_SIDES], side, before, win_value)
 
