@@ -95,7 +95,7 @@ def _target(text):
     value = number_arg(text, allowed)
     if not is_valid_target(value):
         raise argparse.ArgumentTypeError(f"{text} is not allowed; allowed: {allowed}")
-    return value
+    return int(value) if value == int(value) else value  # 60, not 60.0, in records and the web's options
 
 
 def _delay(text):

@@ -125,6 +125,15 @@ def test_target_message_says_the_allowed_values_not_none(capsys, no_work):
     assert "None" not in line and "positive number of points" in line and "250" in line
 
 
+@pytest.mark.parametrize("text, value", [("60", 60), ("60.0", 60), ("1e2", 100), ("60.5", 60.5)])
+def test_a_whole_target_stays_a_whole_number(text, value):
+    """Records and the web's options showed 60.0 for --target 60."""
+    from allfives_env.cli import build_parser
+
+    target = build_parser().parse_args(["eval", *AGENTS, "--target", text]).target
+    assert target == value and type(target) is type(value)
+
+
 # ------------------------------------------------------------------ output paths, before the work
 #: every output option of the cli: (argv before the path, option)
 OUTPUTS = {
