@@ -110,7 +110,7 @@ def no_work(monkeypatch):
     (["eval", *AGENTS, "--rating", "--records", "r.jsonl"], ["--records is not written with --rating"]),
     (["nosuchcommand"], ["invalid choice: 'nosuchcommand'"]),
     (["eval"], ["the following arguments are required: --agents"]),
-    (["play", "--players", "2", "--agents", "greedy", "greedy"], ["2 agent specs for 1 opponent seat (1)"]),
+    (["play", "--players", "2", "--agents", "greedy", "greedy"], ["2 agent specs for 1 opponent seat (seat 1)"]),
     (["play", "--players", "3", "--agents", "greedy", "greedy", "greedy"], ["3 agent specs for 2 opponent seats"]),
 ])
 def test_a_wrong_value_is_one_line_and_status_2(capsys, no_work, tmp_path, monkeypatch, argv, words):

@@ -19,7 +19,8 @@ def play_seat_specs(num_players, seat, agents, partner=None):
     if len(agents) == 1:
         agents = agents * len(opponents)
     if len(agents) != len(opponents):
-        seats = f"{len(opponents)} opponent seat{'s' if len(opponents) > 1 else ''} ({', '.join(map(str, opponents))})"
+        seats = (f"{len(opponents)} opponent seat{'s' if len(opponents) > 1 else ''} "
+                 f"(seat{'s' if len(opponents) > 1 else ''} {', '.join(map(str, opponents))})")
         raise ValueError(f"{len(agents)} agent specs for {seats}; give one spec for all of them or one per seat")
     specs = [None] * num_players
     for s, spec in zip(opponents, agents):
@@ -31,7 +32,7 @@ def play_seat_specs(num_players, seat, agents, partner=None):
 
 def watch_seat_specs(num_players, agents):
     """Specs per seat for ``allfives watch``: one per side (as in ``allfives eval``;
-    with 4 players each partnership's spec plays both its seats), one per seat, or one for every seat."""
+    with 4 players each partnership's spec plays both its seats), one per seat, or a single spec for all seats."""
     agents = list(agents)
     sides = 2 if num_players == 4 else num_players
     if len(agents) == 1:
@@ -41,4 +42,4 @@ def watch_seat_specs(num_players, agents):
     if len(agents) == sides:
         return [agents[seat % 2] for seat in range(4)]
     raise ValueError(f"{spec_count(len(agents))} for {num_players} players; give one per side ({sides})"
-                     + (", one per seat (4)" if num_players == 4 else "") + " or one for every seat")
+                     + (", one per seat (4)" if num_players == 4 else "") + " or a single spec for all seats")
