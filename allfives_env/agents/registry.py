@@ -150,9 +150,10 @@ def make_agent(spec, **defaults):
         _check_options(name, entry.factory, options, spec, skip=1 if entry.positional else 0)
         if not entry.takes_path:  # no argument, or a name such as "BOT" that the agent checks itself
             return _built(spec, entry.factory, *([] if entry.argument is None else [path]), **options)
-        if not os.path.exists(resolve_policy_path(path)):
+        found = resolve_policy_path(path)
+        if not os.path.exists(found):
             raise ValueError(f"checkpoint not found: {path!r} (in agent spec {spec!r})")
-        if os.path.isdir(resolve_policy_path(path)):
+        if os.path.isdir(found):
             raise ValueError(f"{path!r} is a folder, not a checkpoint (in agent spec {spec!r}); give a .pt file "
                              "such as checkpoints/ppo_2p.pt")
         return _built(spec, entry.factory, path, **options)

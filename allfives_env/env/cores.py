@@ -79,7 +79,12 @@ def encoded(encoder, game, seat) -> np.ndarray:
 
 def _mask_buffers(num_players):
     raw = bytearray(num_players * NUM_ACTIONS)
-    return raw, np.frombuffer(raw, np.int8).reshape(num_players, NUM_ACTIONS)
+    return raw, _mask_rows(raw, num_players)
+
+
+def _mask_rows(raw, num_players):
+    """The (num_players, 114) int8 view over the mask bytes."""
+    return np.frombuffer(raw, np.int8).reshape(num_players, NUM_ACTIONS)
 
 
 class PythonCore:
@@ -103,7 +108,7 @@ class PythonCore:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
-        self.masks = np.frombuffer(self.mask_bytes, np.int8).reshape(self.config.num_players, NUM_ACTIONS)
+        self.masks = _mask_rows(self.mask_bytes, self.config.num_players)
 
     def start(self, rng, position) -> list:
         self.game.start_game(rng, **position)  # raises on a bad position before changing anything
