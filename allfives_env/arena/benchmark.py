@@ -44,6 +44,7 @@ The protocol (documented for citation on the docs' Benchmark page):
 import hashlib
 import math
 import os
+import subprocess
 
 import numpy as np
 
@@ -105,8 +106,10 @@ def check_rung_policy(num_players: int) -> None:
 
 
 def ladder(num_players: int) -> list:
-    """The protocol's opponents, weakest first."""
-    return ["random", "greedy", "heuristic", "search:engine=compiled", f"ppo:{rung_policy_path(num_players)}"]
+    """The protocol's opponents, weakest first. The policy rung names ``infer=off``: the 4-player file was
+    trained with the greedy exclusions as inputs, and v1 has scored against it without them (the agents'
+    default since 2026-12-02); named here, a later change of that default cannot move the ladder."""
+    return ["random", "greedy", "heuristic", "search:engine=compiled", f"ppo:{rung_policy_path(num_players)},infer=off"]
 
 
 def deal_set(num_players: int, quick: bool = False) -> dict:
@@ -262,7 +265,23 @@ def run_benchmark(spec, num_players: int, quick: bool = False, opponents=None, w
         rows.append(row)
     return {**deals_info, "candidate": str(spec), "candidate_files": candidate_files(spec), "reference": REFERENCE,
             "reference_deals": reference_deals, "full_ladder": opponents is None, "quick": bool(quick),
-            "opponents": rows}
+            "code": code_version(), "opponents": rows}
+
+
+def code_version() -> dict:
+    """The package version and, in a git checkout, its commit (``-dirty`` with uncommitted changes to
+    tracked files), so a scorecard says which code played it; ``commit`` is None outside a checkout."""
+    from .. import __version__
+
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    if not os.path.isfile(os.path.join(root, "pyproject.toml")):  # installed, not a checkout
+        return {"version": __version__, "commit": None}
+    try:
+        commit = subprocess.run(["git", "-C", root, "describe", "--always", "--dirty", "--abbrev=12",
+                                 "--exclude=*"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return {"version": __version__, "commit": None}
+    return {"version": __version__, "commit": commit.stdout.strip() if commit.returncode == 0 else None}
 
 
 def candidate_files(spec) -> dict:
@@ -299,7 +318,7 @@ def format_scorecard(card: dict) -> str:
              f"(every rotation), sha256 `{card['checksum'][:16]}...`"
              f"{' (quick)' if card['quick'] else ''}{'' if card['full_ladder'] else ' (partial ladder)'}. "
              f"Control variate: `{card['reference']}`'s result on the same deals, its mean from "
-             f"{card['reference_deals']:,} other deals.", "",
+             f"{card['reference_deals']:,} other deals.{_code_text(card.get('code'))}", "",
              "| opponent | games | win rate [95% CI] | duplicate | control variate (var. reduction) "
              "| margin/game [95% CI] | duplicate | control variate (var. reduction) |",
              "| --- | ---: | --- | --- | --- | --- | --- | --- |"]
@@ -313,6 +332,13 @@ def format_scorecard(card: dict) -> str:
             cells.append(_mean_ci(cv, digits, reduction=True) if cv else f"n/a ({row['no_control_variate']})")
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
+
+
+def _code_text(code) -> str:
+    if not code:  # a scorecard written before the code was recorded
+        return ""
+    commit = f", commit `{code['commit']}`" if code.get("commit") else ""
+    return f" Code: allfives-env {code['version']}{commit}."
 
 
 def _mean_ci(entry, digits, reduction=False) -> str:

@@ -5,6 +5,7 @@ import hashlib
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,11 +21,14 @@ from allfives_env.arena.benchmark import (
     deal_set,
     deal_set_checksum,
     estimates,
+    format_scorecard,
     ladder,
     per_deal_means,
     per_game_results,
 )
 from allfives_env.rules import RulesConfig
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize("num_players", [2, 3, 4])
@@ -220,8 +224,36 @@ def test_the_ladders_policy_is_the_pinned_v1_file_not_the_shipped_one(players):
 
     check_rung_policy(players)
     path = rung_policy_path(players)
-    assert ladder(players)[-1] == f"ppo:{path}" and "benchmark_v1" in path
+    assert ladder(players)[-1] == f"ppo:{path},infer=off" and "benchmark_v1" in path
     assert hashlib.sha256(open(path, "rb").read()).hexdigest() == RUNG_SHA256[players]
+
+
+def test_the_ladders_policy_plays_without_the_greedy_exclusions_whatever_the_agents_default():
+    """The 4-player rung was trained with the exclusions as inputs; v1 scores against it without them."""
+    from allfives_env.agents.registry import make_agent
+
+    rung = make_agent(ladder(4)[-1])
+    assert rung.infer == "off" and not rung.features.endswith("_infer")
+    assert make_agent(ladder(4)[-1].replace("infer=off", "infer=greedy")).infer == "greedy"  # the file allows it
+
+
+def test_a_scorecard_names_the_code_that_played_it(tmp_path):
+    from allfives_env import __version__
+    from allfives_env.arena.benchmark import code_version
+
+    code = code_version()
+    assert code["version"] == __version__
+    done = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True)
+    if done.returncode == 0:  # a checkout: the commit is HEAD's, marked when tracked files changed
+        assert code["commit"].removesuffix("-dirty") == done.stdout.strip()[:12]
+    else:  # an unpacked archive
+        assert code["commit"] is None
+    card = {"protocol": "allfives-benchmark-v1", "candidate": "greedy", "players": 2, "seed": 1, "deals": 20,
+            "games": 40, "checksum": "0" * 64, "quick": True, "full_ladder": True, "reference": "greedy",
+            "reference_deals": 2000, "code": {"version": "0.1.0", "commit": "abc123def456"}, "opponents": []}
+    assert "Code: allfives-env 0.1.0, commit `abc123def456`." in format_scorecard(card)
+    del card["code"]  # a scorecard written before the code was recorded still reads
+    assert "Code:" not in format_scorecard(card)
 
 
 def test_a_changed_ladder_policy_is_refused(monkeypatch, tmp_path):
