@@ -237,15 +237,15 @@ def test_the_ladders_policy_plays_without_the_greedy_exclusions_whatever_the_age
     assert make_agent(ladder(4)[-1].replace("infer=off", "infer=greedy")).infer == "greedy"  # the file allows it
 
 
-def test_a_scorecard_names_the_code_that_played_it(tmp_path):
+def test_a_scorecard_names_the_code_that_played_it():
     from allfives_env import __version__
     from allfives_env.arena.benchmark import code_version
 
     code = code_version()
     assert code["version"] == __version__
-    done = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True)
+    done = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True)
     if done.returncode == 0:  # a checkout: the commit is HEAD's, marked when tracked files changed
-        assert code["commit"].removesuffix("-dirty") == done.stdout.strip()[:12]
+        assert code["commit"].removesuffix("-dirty") == done.stdout.strip()
     else:  # an unpacked archive
         assert code["commit"] is None
     card = {"protocol": "allfives-benchmark-v1", "candidate": "greedy", "players": 2, "seed": 1, "deals": 20,
