@@ -242,6 +242,7 @@ def run_benchmark(spec, num_players: int, quick: bool = False, opponents=None, w
     for agent_spec in (spec, *chosen):  # each agent's own checks (a policy for another player count) now, not
         make_agent(agent_spec).reset(0, config, np.random.default_rng(0))  # after the matches before its own
     reference_deals = REFERENCE_DEALS // 10 if quick else REFERENCE_DEALS
+    code = code_version()  # before the matches: a long run's checkout may change while it plays
     rows = []
     for opponent in chosen:
         if log:
@@ -265,23 +266,32 @@ def run_benchmark(spec, num_players: int, quick: bool = False, opponents=None, w
         rows.append(row)
     return {**deals_info, "candidate": str(spec), "candidate_files": candidate_files(spec), "reference": REFERENCE,
             "reference_deals": reference_deals, "full_ladder": opponents is None, "quick": bool(quick),
-            "code": code_version(), "opponents": rows}
+            "code": code, "opponents": rows}
 
 
-def code_version() -> dict:
-    """The package version and, in a git checkout, its commit (``-dirty`` with uncommitted changes to
-    tracked files), so a scorecard says which code played it; ``commit`` is None outside a checkout."""
+def code_version(root=None) -> dict:
+    """The package version and, where ``root`` (default: the folder above the package) is the top of a
+    git checkout, its commit (``-dirty`` when tracked files differ from it), so a scorecard says which
+    code played it; ``commit`` is None for an installed package or a tree outside git."""
     from .. import __version__
 
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    if not os.path.isfile(os.path.join(root, "pyproject.toml")):  # installed, not a checkout
+    root = os.path.realpath(root or os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    top = _git(root, "rev-parse", "--show-toplevel")
+    if top is None or os.path.realpath(top) != root:  # not a checkout of its own (git would find a parent's)
         return {"version": __version__, "commit": None}
+    commit = _git(root, "rev-parse", "--short=12", "HEAD")
+    if commit is not None and _git(root, "diff", "--quiet", "HEAD") is None:  # exit 1: tracked changes
+        commit += "-dirty"
+    return {"version": __version__, "commit": commit}
+
+
+def _git(root, *args):
+    """git's output in ``root``, stripped; None if git is missing, fails or answers non-zero."""
     try:
-        commit = subprocess.run(["git", "-C", root, "describe", "--always", "--dirty", "--abbrev=12",
-                                 "--exclude=*"], capture_output=True, text=True, timeout=10)
+        done = subprocess.run(["git", "-C", root, *args], capture_output=True, text=True, timeout=10)
     except (OSError, subprocess.SubprocessError):
-        return {"version": __version__, "commit": None}
-    return {"version": __version__, "commit": commit.stdout.strip() if commit.returncode == 0 else None}
+        return None
+    return done.stdout.strip() if done.returncode == 0 else None
 
 
 def candidate_files(spec) -> dict:

@@ -83,6 +83,21 @@ def test_other_candidates_get_a_control_variate_against_opponents_with_a_batched
     assert "control_variate" in with_twin["win_rate"] and "control_variate" in with_twin["margin"]
     assert card["reference_deals"] == 2000 and not card["full_ladder"]
     assert without["no_control_variate"] == "no batched twin"  # search's Python engine has none
+    from allfives_env.arena.benchmark import code_version
+
+    assert card["code"] == code_version()
+
+
+def test_the_code_is_read_before_the_first_match(monkeypatch):
+    """A long run's checkout may change while it plays: the card names the code that started it."""
+    from allfives_env.arena import benchmark
+
+    order = []
+    monkeypatch.setattr(benchmark, "code_version", lambda: order.append("code") or {"version": "v", "commit": "c"})
+    real_match = benchmark.run_match
+    monkeypatch.setattr(benchmark, "run_match", lambda *a, **k: order.append("match") or real_match(*a, **k))
+    card = benchmark.run_benchmark("greedy", 2, quick=True, opponents=["random"])
+    assert order[0] == "code" and "match" in order and card["code"] == {"version": "v", "commit": "c"}
 
 
 def test_bad_specs_and_outputs_fail_before_any_game(tmp_path):
@@ -237,22 +252,42 @@ def test_the_ladders_policy_plays_without_the_greedy_exclusions_whatever_the_age
     assert make_agent(ladder(4)[-1].replace("infer=off", "infer=greedy")).infer == "greedy"  # the file allows it
 
 
-def test_a_scorecard_names_the_code_that_played_it():
+def _git(root, *args):
+    subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True)
+
+
+def test_a_scorecard_names_the_commit_of_its_own_checkout_and_marks_changes(tmp_path):
     from allfives_env import __version__
     from allfives_env.arena.benchmark import code_version
 
-    code = code_version()
-    assert code["version"] == __version__
-    done = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True)
-    if done.returncode == 0:  # a checkout: the commit is HEAD's, marked when tracked files changed
-        assert code["commit"].removesuffix("-dirty") == done.stdout.strip()
-    else:  # an unpacked archive
-        assert code["commit"] is None
+    repo = tmp_path / "checkout"
+    repo.mkdir()
+    (repo / "pyproject.toml").write_text("[project]\n")
+    _git(repo, "init", "-q")
+    _git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "empty")
+    _git(repo, "add", "pyproject.toml")
+    _git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "one")
+    head = subprocess.run(["git", "-C", str(repo), "rev-parse", "--short=12", "HEAD"], capture_output=True,
+                          text=True, check=True).stdout.strip()
+    assert code_version(repo) == {"version": __version__, "commit": head}
+    (repo / "untracked.txt").write_text("not part of the commit's files")
+    assert code_version(repo)["commit"] == head  # untracked files do not make it dirty
+    (repo / "pyproject.toml").write_text("[project]\nname = 'changed'\n")
+    assert code_version(repo)["commit"] == head + "-dirty"
+    inside = repo / "vendored"  # a tree inside another checkout is not that checkout's code
+    inside.mkdir()
+    assert code_version(inside)["commit"] is None
+    assert code_version(tmp_path)["commit"] is None  # no git at all
+
+
+def test_the_markdown_card_names_the_code_and_old_cards_still_read():
     card = {"protocol": "allfives-benchmark-v1", "candidate": "greedy", "players": 2, "seed": 1, "deals": 20,
             "games": 40, "checksum": "0" * 64, "quick": True, "full_ladder": True, "reference": "greedy",
             "reference_deals": 2000, "code": {"version": "0.1.0", "commit": "abc123def456"}, "opponents": []}
     assert "Code: allfives-env 0.1.0, commit `abc123def456`." in format_scorecard(card)
-    del card["code"]  # a scorecard written before the code was recorded still reads
+    card["code"]["commit"] = None
+    assert "Code: allfives-env 0.1.0." in format_scorecard(card)
+    del card["code"]  # a scorecard written before the code was recorded
     assert "Code:" not in format_scorecard(card)
 
 
