@@ -275,7 +275,8 @@ def code_version(root=None) -> dict:
     code played it; ``commit`` is None for an installed package or a tree outside git."""
     from .. import __version__
 
-    root = os.path.realpath(root or os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # allfives_env/
+    root = os.path.realpath(root or os.path.dirname(package))
     top = _git(root, "rev-parse", "--show-toplevel")
     if top is None or os.path.realpath(top) != root:  # not a checkout of its own (git would find a parent's)
         return {"version": __version__, "commit": None}

@@ -280,6 +280,19 @@ def test_a_scorecard_names_the_commit_of_its_own_checkout_and_marks_changes(tmp_
     assert code_version(tmp_path)["commit"] is None  # no git at all
 
 
+def test_by_default_the_commit_is_the_checkout_the_package_runs_from():
+    from allfives_env.arena.benchmark import code_version
+
+    done = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--show-toplevel"], capture_output=True, text=True)
+    if done.returncode != 0 or Path(done.stdout.strip()).resolve() != ROOT.resolve():
+        assert code_version()["commit"] is None  # an unpacked archive, or a copy inside another repository
+        return
+    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short=12", "HEAD"], capture_output=True,
+                          text=True, check=True).stdout.strip()
+    assert code_version()["commit"].removesuffix("-dirty") == head
+    assert code_version() == code_version(ROOT)
+
+
 def test_the_markdown_card_names_the_code_and_old_cards_still_read():
     card = {"protocol": "allfives-benchmark-v1", "candidate": "greedy", "players": 2, "seed": 1, "deals": 20,
             "games": 40, "checksum": "0" * 64, "quick": True, "full_ladder": True, "reference": "greedy",
