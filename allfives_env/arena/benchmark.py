@@ -77,6 +77,9 @@ CHECKSUMS = {
 Z95 = 1.959963984540054
 
 
+#: The folder above the package: the repository root in a checkout.
+_CHECKOUT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
 #: sha256 of the ladder's policy file per player count (the files shipped when v1 was fixed).
 RUNG_SHA256 = {
     2: "e7785c738907ebc10f8a3ba7dcb9cd3f36f05b48786cef43f8008eac1981f0bb",
@@ -87,8 +90,7 @@ RUNG_SHA256 = {
 
 def rung_policy_path(num_players: int) -> str:
     """The ladder's policy file for ``num_players``: ``checkpoints/benchmark_v1/ppo_Np.pt`` of the repository."""
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    return os.path.join(root, "checkpoints", "benchmark_v1", f"ppo_{num_players}p.pt")
+    return os.path.join(_CHECKOUT, "checkpoints", "benchmark_v1", f"ppo_{num_players}p.pt")
 
 
 def check_rung_policy(num_players: int) -> None:
@@ -275,8 +277,7 @@ def code_version(root=None) -> dict:
     code played it; ``commit`` is None for an installed package or a tree outside git."""
     from .. import __version__
 
-    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # allfives_env/
-    root = os.path.realpath(root or os.path.dirname(package))
+    root = os.path.realpath(root or _CHECKOUT)
     top = _git(root, "rev-parse", "--show-toplevel")
     if top is None or os.path.realpath(top) != root:  # not a checkout of its own (git would find a parent's)
         return {"version": __version__, "commit": None}
