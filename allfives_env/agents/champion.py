@@ -66,7 +66,7 @@ from .search_compiled import (
 #: Rollout worlds per move by player count.
 CHAMPION_SAMPLES = {2: 128, 3: 128, 4: 128}
 #: The policy file whose value the champion adds, by player count (None: the search alone). Relative
-#: paths are read from the working directory, else from the repository the package was installed from.
+#: paths are read from the working directory, else as the shipped files (registry.shipped_file).
 CHAMPION_VALUE = {2: "checkpoints/ppo_2p.pt", 3: "checkpoints/champion_value_3p.pt", 4: "checkpoints/champion_value_4p.pt"}
 #: Look-ahead worlds per move by player count.
 CHAMPION_WORLDS = {2: 32, 3: 16, 4: 48}

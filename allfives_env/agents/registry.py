@@ -252,11 +252,25 @@ def _literal(text):
     return text
 
 
+#: The package folder and the folder above it (a source checkout's root when the package is not installed
+#: from a wheel).
+_PACKAGE = Path(__file__).resolve().parents[1]
+
+
+def shipped_file(path) -> str:
+    """The shipped copy of ``path`` (relative, e.g. ``checkpoints/ppo_2p.pt``): in the source checkout the
+    package came from, else in the package itself (a wheel carries ``checkpoints/`` inside
+    ``allfives_env/``; in a checkout that folder links to the root's); ``path`` itself when neither has it."""
+    for root in (_PACKAGE.parent, _PACKAGE):
+        candidate = root / path
+        if candidate.is_file():
+            return str(candidate)
+    return path
+
+
 def resolve_policy_path(path) -> str:
-    """``path`` as given when it exists, else under the repository the package came from (so the
-    shipped files, ``checkpoints/ppo_2p.pt`` and the rest, are found from any directory of a source
-    checkout)."""
+    """``path`` as given when it exists, else its shipped copy (:func:`shipped_file`): so the shipped
+    files, ``checkpoints/ppo_2p.pt`` and the rest, are found from any directory, installed or not."""
     if os.path.isfile(path) or os.path.isabs(path):
         return path
-    in_repo = Path(__file__).resolve().parents[2] / path
-    return str(in_repo) if in_repo.is_file() else path
+    return shipped_file(path)

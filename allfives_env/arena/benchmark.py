@@ -49,7 +49,7 @@ import subprocess
 import numpy as np
 
 from ..agents.batched import check_batched_spec
-from ..agents.registry import make_agent, parse_spec
+from ..agents.registry import make_agent, parse_spec, shipped_file
 from ..rules.config import RulesConfig
 from .batched import batched_match
 from .deals import hand_deal
@@ -89,8 +89,9 @@ RUNG_SHA256 = {
 
 
 def rung_policy_path(num_players: int) -> str:
-    """The ladder's policy file for ``num_players``: ``checkpoints/benchmark_v1/ppo_Np.pt`` of the repository."""
-    return os.path.join(_CHECKOUT, "checkpoints", "benchmark_v1", f"ppo_{num_players}p.pt")
+    """The ladder's policy file for ``num_players``: the shipped ``checkpoints/benchmark_v1/ppo_Np.pt``
+    (never one of the working directory's, which the sha256 check would not see played)."""
+    return os.path.abspath(shipped_file(os.path.join("checkpoints", "benchmark_v1", f"ppo_{num_players}p.pt")))
 
 
 def check_rung_policy(num_players: int) -> None:

@@ -1,0 +1,65 @@
+"""The package installed from a wheel (``pip install .``, ``pip install git+URL``) carries the shipped
+policy files, so the agents that load them (``ppo:checkpoints/...``, ``champion``) and the benchmark's
+ladder work outside a source checkout too."""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _shipped_files():
+    return {str(p.relative_to(ROOT)) for p in (ROOT / "checkpoints").rglob("*") if p.is_file()}
+
+
+def test_the_wheel_declares_every_shipped_file():
+    """The package data patterns name every file under checkpoints/ (a new shipped file cannot be left out),
+    through the package's link to the root's folder."""
+    line = re.search(r'^"allfives_env" = \[(.*)\]$', (ROOT / "pyproject.toml").read_text(), re.M).group(1)
+    patterns = re.findall(r'"([^"]+)"', line)
+    package = ROOT / "allfives_env"
+    declared = {str(p.resolve().relative_to(ROOT)) for pattern in patterns for p in package.glob(pattern)}
+    assert (package / "checkpoints").resolve() == (ROOT / "checkpoints").resolve()
+    assert _shipped_files() and declared == _shipped_files()
+
+
+SCRIPT = """
+import allfives_env, sys
+from allfives_env.agents.registry import make_agent
+from allfives_env.arena.benchmark import check_rung_policy, rung_policy_path
+from allfives_env.arena.match import run_match
+from allfives_env.rules.config import RulesConfig
+
+site = sys.argv[1]
+assert allfives_env.__file__.startswith(site), allfives_env.__file__
+for n in (2, 3, 4):
+    check_rung_policy(n)
+    assert rung_policy_path(n).startswith(site), rung_policy_path(n)
+assert make_agent("ppo:checkpoints/ppo_4p.pt").num_players == 4
+result = run_match(RulesConfig(num_players=2), ["champion", "ppo:checkpoints/ppo_2p.pt"], games=2, seed=3)
+print("games", len(result.games))
+"""
+
+
+def test_an_installed_wheel_plays_the_shipped_agents_from_any_directory(tmp_path):
+    source = tmp_path / "source"
+    shutil.copytree(ROOT, source, symlinks=True,
+                    ignore=shutil.ignore_patterns(".venv", ".git", "build", "*.egg-info", "__pycache__", "runs",
+                                                  "site", ".pytest_cache", ".hypothesis"))
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
+    subprocess.run([*pip, "wheel", "--no-deps", "--no-build-isolation", "--no-index", str(source), "-w",
+                    str(tmp_path / "dist")], check=True, cwd=tmp_path)
+    wheel = next((tmp_path / "dist").glob("allfives_env-*.whl"))
+    site = tmp_path / "site"
+    subprocess.run([*pip, "install", "--no-deps", "--no-index", "--target", str(site), str(wheel)], check=True)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    env = dict(os.environ, PYTHONPATH=str(site))
+    done = subprocess.run([sys.executable, "-c", SCRIPT, str(site)], cwd=elsewhere, env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "games 2" in done.stdout
