@@ -1,6 +1,6 @@
 """The package installed from a wheel (``pip install .``, ``pip install git+URL``) carries the shipped
-policy files, so the agents that load them (``ppo:checkpoints/...``, ``champion``) and the benchmark's
-ladder work outside a source checkout too."""
+policy files and configs, so the agents that load them (``ppo:checkpoints/...``, ``champion``), the
+benchmark's ladder and the trainer's configs work outside a source checkout too."""
 
 import os
 import re
@@ -9,22 +9,24 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _shipped_files():
-    return {str(p.relative_to(ROOT)) for p in (ROOT / "checkpoints").rglob("*") if p.is_file()}
+def _files_under(folder):
+    return {str(p.relative_to(ROOT)) for p in (ROOT / folder).rglob("*") if p.is_file()}
 
 
-def test_the_wheel_declares_every_shipped_file():
-    """The package data patterns name every file under checkpoints/ (a new shipped file cannot be left out),
-    through the package's link to the root's folder."""
-    line = re.search(r'^"allfives_env" = \[(.*)\]$', (ROOT / "pyproject.toml").read_text(), re.M).group(1)
+@pytest.mark.parametrize("package, folder", [("allfives_env", "checkpoints"), ("training", "configs")])
+def test_the_wheel_declares_every_shipped_file(package, folder):
+    """The package data patterns name every file under the root's folder (a new shipped file cannot be
+    left out), through the package's link to it."""
+    line = re.search(rf'^"{package}" = \[(.*)\]$', (ROOT / "pyproject.toml").read_text(), re.M).group(1)
     patterns = re.findall(r'"([^"]+)"', line)
-    package = ROOT / "allfives_env"
-    declared = {str(p.resolve().relative_to(ROOT)) for pattern in patterns for p in package.glob(pattern)}
-    assert (package / "checkpoints").resolve() == (ROOT / "checkpoints").resolve()
-    assert _shipped_files() and declared == _shipped_files()
+    declared = {str(p.resolve().relative_to(ROOT)) for pattern in patterns for p in (ROOT / package).glob(pattern)}
+    assert (ROOT / package / folder).resolve() == (ROOT / folder).resolve()
+    assert _files_under(folder) and declared == _files_under(folder)
 
 
 SCRIPT = """
@@ -42,6 +44,11 @@ for n in (2, 3, 4):
 assert make_agent("ppo:checkpoints/ppo_4p.pt").num_players == 4
 result = run_match(RulesConfig(num_players=2), ["champion", "ppo:checkpoints/ppo_2p.pt"], games=2, seed=3)
 print("games", len(result.games))
+
+from training.config import load_config
+from training.exploit import exploit_config
+assert load_config("configs/ppo_3p.yaml").num_players == 3  # extends base.yaml, found beside it
+assert exploit_config("greedy", 4, 1).fixed_opponent == "greedy"
 """
 
 

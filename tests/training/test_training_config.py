@@ -21,6 +21,17 @@ def test_shipped_configs_load(path):
     assert cfg.num_players in (2, 3, 4)
 
 
+def test_a_shipped_config_is_found_from_any_directory_and_one_in_the_working_directory_comes_first(
+        tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert load_config("configs/ppo_3p.yaml").num_players == 3  # the checkout's, extending its base.yaml
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "configs" / "ppo_3p.yaml").write_text("num_players: 4\n")
+    assert load_config("configs/ppo_3p.yaml").num_players == 4
+    with pytest.raises(ConfigError, match="config file not found: configs/nope.yaml"):
+        load_config("configs/nope.yaml")
+
+
 def test_overrides_are_typed():
     cfg = load_config("configs/smoke.yaml", ["learning_rate=1e-3", "hidden_sizes=[32, 16]", "target=null",
                                               "anneal_lr=false", "eval_opponents=[random]", "best_metric=random"])
