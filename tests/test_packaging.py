@@ -14,19 +14,16 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _files_under(folder):
-    return {str(p.relative_to(ROOT)) for p in (ROOT / folder).rglob("*") if p.is_file()}
-
-
 @pytest.mark.parametrize("package, folder", [("allfives_env", "checkpoints"), ("training", "configs")])
 def test_the_wheel_declares_every_shipped_file(package, folder):
-    """The package data patterns name every file under the root's folder (a new shipped file cannot be
-    left out), through the package's link to it."""
+    """The shipped files live in the package (the root's folder links there), and its package data patterns
+    name every one of them (a new shipped file cannot be left out of the wheel)."""
     line = re.search(rf'^"{package}" = \[(.*)\]$', (ROOT / "pyproject.toml").read_text(), re.M).group(1)
     patterns = re.findall(r'"([^"]+)"', line)
-    declared = {str(p.resolve().relative_to(ROOT)) for pattern in patterns for p in (ROOT / package).glob(pattern)}
-    assert (ROOT / package / folder).resolve() == (ROOT / folder).resolve()
-    assert _files_under(folder) and declared == _files_under(folder)
+    declared = {p for pattern in patterns for p in (ROOT / package).glob(pattern)}
+    shipped = {p for p in (ROOT / package / folder).rglob("*") if p.is_file()}
+    assert (ROOT / folder).resolve() == (ROOT / package / folder)
+    assert shipped and declared == shipped
 
 
 SCRIPT = """
@@ -52,11 +49,30 @@ assert exploit_config("greedy", 4, 1).fixed_opponent == "greedy"
 """
 
 
+def _copy_checkout(destination):
+    """The files git would clone (tracked, and new ones not ignored), links kept as links."""
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
+                            capture_output=True, check=True).stdout.decode().split("\0")
+    for name in filter(None, listed):
+        source, target = ROOT / name, destination / name
+        if not os.path.lexists(source):  # deleted in the working tree
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_symlink():
+            os.symlink(os.readlink(source), target)
+        else:
+            shutil.copy2(source, target)
+
+
 def test_an_installed_wheel_plays_the_shipped_agents_from_any_directory(tmp_path):
+    """Built from a checkout whose links are plain text files (Git for Windows without symlinks), so
+    the wheel cannot depend on following them."""
     source = tmp_path / "source"
-    shutil.copytree(ROOT, source, symlinks=True,
-                    ignore=shutil.ignore_patterns(".venv", ".git", "build", "*.egg-info", "__pycache__", "runs",
-                                                  "site", ".pytest_cache", ".hypothesis"))
+    _copy_checkout(source)
+    for link in ("checkpoints", "configs"):
+        target = os.readlink(source / link)
+        (source / link).unlink()
+        (source / link).write_text(target)
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
     subprocess.run([*pip, "wheel", "--no-deps", "--no-build-isolation", "--no-index", str(source), "-w",
                     str(tmp_path / "dist")], check=True, cwd=tmp_path)

@@ -295,33 +295,31 @@ def parse_override(text: str):
 EXTENDS = "extends"
 
 
-#: The folder above this package (a source checkout's root when it is not installed from a wheel).
+#: This package's folder: the shipped configs live in its ``configs/``, so a wheel carries them; a source
+#: checkout's root ``configs`` links to it.
 _TRAINING = os.path.dirname(os.path.abspath(__file__))
 
 
 def shipped_config(path) -> str:
-    """The shipped copy of ``path`` (relative, e.g. ``configs/ppo_2p.yaml``): in the checkout the package
-    came from, else inside the installed package (a wheel carries ``configs/`` as ``training/configs``; in
-    a checkout that folder links to the root's); ``path`` itself when neither has it."""
-    for root in (os.path.dirname(_TRAINING), _TRAINING):
-        candidate = os.path.join(root, path)
-        if os.path.isfile(candidate):
-            return candidate
-    return path
+    """Where the package keeps the shipped ``path`` (relative, e.g. ``configs/ppo_2p.yaml``), whether or
+    not such a file exists; the working directory plays no part."""
+    return os.path.join(_TRAINING, path)
 
 
 def find_config(path) -> str:
-    """``path`` as given when it exists, else its shipped copy (:func:`shipped_config`), so the shipped
-    configs are found from any directory, installed or not."""
+    """``path`` as given when it exists, else its shipped copy (:func:`shipped_config`) when there is one,
+    so the shipped configs are found from any directory, installed or not."""
     if os.path.isfile(path) or os.path.isabs(path):
         return path
-    return shipped_config(path)
+    shipped = shipped_config(path)
+    return shipped if os.path.isfile(shipped) else path
 
 
 def read_config_file(path, _seen=()) -> dict:
     """The values of a YAML config file (:func:`find_config`), after those of the file it ``extends``
-    (recursively); a malformed or missing file is a :class:`ConfigError` naming it."""
-    path = os.path.normpath(find_config(path))
+    (recursively, beside it: never a shipped one in its place); a malformed or missing file is a
+    :class:`ConfigError` naming it."""
+    path = os.path.normpath(path if _seen else find_config(path))
     if path in _seen:
         raise ConfigError(f"{path}: 'extends' loops back to it ({' -> '.join(_seen + (path,))})")
     try:

@@ -49,7 +49,7 @@ from ..env.options import check_count, check_number
 from ..rules.actions import DRAW, NUM_ACTIONS
 from ..vector.batched import make_rng_state
 from .hand_reading import HandReader
-from .registry import resolve_policy_path
+from .registry import resolve_policy_path, shipped_file
 from .search import MAX_SAMPLES, SearchAgent
 from .search_compiled import (
     HEURISTIC_WEIGHTS,
@@ -65,8 +65,8 @@ from .search_compiled import (
 
 #: Rollout worlds per move by player count.
 CHAMPION_SAMPLES = {2: 128, 3: 128, 4: 128}
-#: The policy file whose value the champion adds, by player count (None: the search alone). Relative
-#: paths are read from the working directory, else as the shipped files (registry.shipped_file).
+#: The shipped policy file whose value the champion adds, by player count (None: the search alone); read from
+#: the package (registry.shipped_file), never from the working directory.
 CHAMPION_VALUE = {2: "checkpoints/ppo_2p.pt", 3: "checkpoints/champion_value_3p.pt", 4: "checkpoints/champion_value_4p.pt"}
 #: Look-ahead worlds per move by player count.
 CHAMPION_WORLDS = {2: 32, 3: 16, 4: 48}
@@ -312,8 +312,8 @@ def _preload_default_values():
     from .ppo.agent import _load
 
     for path in CHAMPION_VALUE.values():
-        if path is not None and os.path.isfile(resolve_policy_path(path)):
-            _load(resolve_policy_path(path))
+        if path is not None and os.path.isfile(shipped_file(path)):
+            _load(shipped_file(path))
 
 
 class ChampionAgent(SearchAgent):
@@ -356,7 +356,7 @@ class ChampionAgent(SearchAgent):
         if key not in self._leaf_values:
             path = CHAMPION_VALUE[players] if self._value_option == "default" else None
             self._leaf_values[key] = (None if path is None else
-                                      LeafValues(resolve_policy_path(path), self._worlds, self._replies))
+                                      LeafValues(shipped_file(path), self._worlds, self._replies))
         return self._leaf_values[key]
 
     def reset(self, seat, config, rng):

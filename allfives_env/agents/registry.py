@@ -252,20 +252,15 @@ def _literal(text):
     return text
 
 
-#: The package folder and the folder above it (a source checkout's root when the package is not installed
-#: from a wheel).
+#: The package folder: the shipped files (``checkpoints/``) live in it, so a wheel carries them; a source
+#: checkout's root ``checkpoints`` links to it.
 _PACKAGE = Path(__file__).resolve().parents[1]
 
 
 def shipped_file(path) -> str:
-    """The shipped copy of ``path`` (relative, e.g. ``checkpoints/ppo_2p.pt``): in the source checkout the
-    package came from, else in the package itself (a wheel carries ``checkpoints/`` inside
-    ``allfives_env/``; in a checkout that folder links to the root's); ``path`` itself when neither has it."""
-    for root in (_PACKAGE.parent, _PACKAGE):
-        candidate = root / path
-        if candidate.is_file():
-            return str(candidate)
-    return path
+    """Where the package keeps the shipped ``path`` (relative, e.g. ``checkpoints/ppo_2p.pt``), whether or
+    not such a file exists; the working directory plays no part."""
+    return str(_PACKAGE / path)
 
 
 def resolve_policy_path(path) -> str:
@@ -273,4 +268,5 @@ def resolve_policy_path(path) -> str:
     files, ``checkpoints/ppo_2p.pt`` and the rest, are found from any directory, installed or not."""
     if os.path.isfile(path) or os.path.isabs(path):
         return path
-    return shipped_file(path)
+    shipped = shipped_file(path)
+    return shipped if os.path.isfile(shipped) else path

@@ -49,7 +49,7 @@ import subprocess
 import numpy as np
 
 from ..agents.batched import check_batched_spec
-from ..agents.registry import make_agent, parse_spec, shipped_file
+from ..agents.registry import make_agent, parse_spec, resolve_policy_path, shipped_file
 from ..rules.config import RulesConfig
 from .batched import batched_match
 from .deals import hand_deal
@@ -90,8 +90,8 @@ RUNG_SHA256 = {
 
 def rung_policy_path(num_players: int) -> str:
     """The ladder's policy file for ``num_players``: the shipped ``checkpoints/benchmark_v1/ppo_Np.pt``
-    (never one of the working directory's, which the sha256 check would not see played)."""
-    return os.path.abspath(shipped_file(os.path.join("checkpoints", "benchmark_v1", f"ppo_{num_players}p.pt")))
+    (never one of the working directory's)."""
+    return shipped_file(os.path.join("checkpoints", "benchmark_v1", f"ppo_{num_players}p.pt"))
 
 
 def check_rung_policy(num_players: int) -> None:
@@ -99,8 +99,8 @@ def check_rung_policy(num_players: int) -> None:
     (``RUNG_SHA256``)."""
     path = rung_policy_path(num_players)
     if not os.path.isfile(path):
-        raise ValueError(f"the v1 ladder's policy {path} is missing: it is part of the repository "
-                         "(checkpoints/benchmark_v1/); restore it from a clean checkout")
+        raise ValueError(f"the v1 ladder's policy {path} is missing: it ships with the package "
+                         "(allfives_env/checkpoints/benchmark_v1/); restore it from a clean checkout or reinstall")
     with open(path, "rb") as f:
         digest = hashlib.sha256(f.read()).hexdigest()
     if digest != RUNG_SHA256[num_players]:
@@ -299,12 +299,14 @@ def _git(root, *args):
 
 def candidate_files(spec) -> dict:
     """``{path: sha256 of its bytes}`` of the files a spec names (``ppo:PATH``, ``champion:value=PATH``...),
-    so a scorecard says which file it scored."""
+    each as the agent reads it (:func:`~..agents.registry.resolve_policy_path`), so a scorecard says which
+    file it scored."""
     if not isinstance(spec, str):
         return {}
     _, path, options = parse_spec(spec)
     named = [path] + [value for value in options.values() if isinstance(value, str)]
-    return {name: _file_sha256(name) for name in named if name and os.path.isfile(name)}
+    found = {name: resolve_policy_path(name) for name in named if name}
+    return {name: _file_sha256(path) for name, path in found.items() if os.path.isfile(path)}
 
 
 def _file_sha256(path) -> str:

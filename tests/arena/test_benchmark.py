@@ -3,6 +3,7 @@ arena match on the same deals, and a control variate that is unbiased and reduce
 
 import hashlib
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -328,3 +329,18 @@ def test_a_scorecard_names_the_bytes_of_the_files_its_candidate_reads(tmp_path):
     assert candidate_files("greedy") == {} and candidate_files("search:samples=4") == {}
     copy.write_bytes(copy.read_bytes() + b"\0")  # another file at the same path: another digest
     assert candidate_files(f"ppo:{copy}") != files
+
+
+def test_the_ladder_and_the_scorecard_read_the_shipped_files_from_any_directory(tmp_path, monkeypatch):
+    """The working directory's own checkpoints/benchmark_v1/ is never the ladder's rung; a shipped file a
+    candidate names relatively is hashed where the agent reads it."""
+    from allfives_env.arena.benchmark import candidate_files, rung_policy_path
+
+    shipped = rung_policy_path(2)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "checkpoints" / "benchmark_v1").mkdir(parents=True)
+    (tmp_path / "checkpoints" / "benchmark_v1" / "ppo_2p.pt").write_bytes(b"not the pinned file")
+    assert rung_policy_path(2) == shipped and ladder(2)[-1] == f"ppo:{shipped},infer=off"
+    assert os.path.isabs(shipped) and "allfives_env" in shipped
+    digest = hashlib.sha256(open(shipped.replace("benchmark_v1/ppo_2p", "ppo_2p"), "rb").read()).hexdigest()
+    assert candidate_files("ppo:checkpoints/ppo_2p.pt") == {"checkpoints/ppo_2p.pt": digest}
