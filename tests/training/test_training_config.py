@@ -30,6 +30,9 @@ def test_a_shipped_config_is_found_from_any_directory_and_one_in_the_working_dir
     assert load_config("configs/ppo_3p.yaml").num_players == 4
     with pytest.raises(ConfigError, match="config file not found: configs/nope.yaml"):
         load_config("configs/nope.yaml")
+    (tmp_path / "configs" / "mine.yaml").write_text("extends: base.yaml\n")  # beside it, never the shipped one
+    with pytest.raises(ConfigError, match="config file not found: configs/base.yaml"):
+        load_config("configs/mine.yaml")
 
 
 def test_overrides_are_typed():
