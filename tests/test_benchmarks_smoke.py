@@ -87,3 +87,11 @@ def test_ladder_rates_every_agent_and_writes_its_table_and_plot(tmp_path):
     table = (tmp_path / "l.md").read_text()
     assert table.count("| `") == 6 and "Nash skill" in table and "round robin, 2 players" in out
     assert (tmp_path / "l.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_feature_speed_prints_every_input_per_player_count():
+    out = run_script("benchmarks/feature_speed.py", "--envs", "16", "--steps", "6", "--repeats", "1")
+    rows = [line.split() for line in out.strip().splitlines()[1:]]
+    assert [(row[0], row[1]) for row in rows] == [(n, name) for n in "234"
+                                                  for name in ("env", "reply_control", "lookahead")]
+    assert all(row[-1].endswith("x") for row in rows)

@@ -169,6 +169,17 @@ def _tile_points(values, weights, count, tile, divisor, LOW, HIGH):
 
 
 @njit(cache=True)
+def _fitting(values, SUITS):
+    """The tiles that fit some open end of the layout ``values`` (bit mask): the only ones
+    :func:`_count_after` places, so the loops below skip the rest before any arithmetic."""
+    fits = 0
+    for s in range(4):
+        if values[s] >= 0:
+            fits |= SUITS[values[s]]
+    return fits
+
+
+@njit(cache=True)
 def _place(values, weights, count, slot, lo, hi, out_v, out_w):
     """Copy the layout into ``out_v``/``out_w`` with ``[lo|hi]`` attached at ``slot``; the new count, or -1."""
     for s in range(4):
@@ -198,10 +209,11 @@ def _best_play(values, weights, count, tile, divisor, LOW, HIGH):
 
 
 @njit(cache=True)
-def _ranked(values, weights, count, candidates, divisor, LOW, HIGH, tiles, points, slots, keys):
+def _ranked(values, weights, count, candidates, divisor, LOW, HIGH, SUITS, tiles, points, slots, keys):
     """The candidate tiles that fit, best greedy key first, into ``tiles``/``points``/``slots`` (``keys``:
     scratch); how many."""
     m = 0
+    candidates &= _fitting(values, SUITS)
     for u in range(28):
         if not (candidates >> u) & 1:
             continue
@@ -218,15 +230,18 @@ def _ranked(values, weights, count, candidates, divisor, LOW, HIGH, tiles, point
 
 
 @njit(cache=True)
-def _expected_best(values, weights, count, candidates, hand_size, divisor, LOW, HIGH, CHOOSE, pts):
+def _expected_best(values, weights, count, candidates, hand_size, divisor, LOW, HIGH, SUITS, CHOOSE, pts):
     """Expected points of the best placement of a hand of ``hand_size`` tiles drawn uniformly from
     ``candidates``: with the tiles ranked by points, the i-th is the best held with probability
     C(size - 1 - i, hand_size - 1) / C(size, hand_size). ``pts`` is scratch space (28 ints)."""
     size, m = 0, 0
+    fits = _fitting(values, SUITS)
     for u in range(28):
         if not (candidates >> u) & 1:
             continue
         size += 1
+        if not (fits >> u) & 1:
+            continue
         got = _tile_points(values, weights, count, u, divisor, LOW, HIGH)
         if got:
             j = m  # insertion sort, descending
@@ -245,14 +260,14 @@ def _expected_best(values, weights, count, candidates, hand_size, divisor, LOW, 
 
 
 @njit(cache=True)
-def _lookahead(values, weights, count, cand1, n1, h1, cand2, h2, divisor, LOW, HIGH, CHOOSE, scratch):
+def _lookahead(values, weights, count, cand1, n1, h1, cand2, h2, divisor, LOW, HIGH, SUITS, CHOOSE, scratch):
     """(next seat's expected greedy points, P(it has no fitting tile), expected best points of the seat after
     next) on the layout ``values``/``weights``/``count`` (see the module docstring). ``scratch``: (6, 28) ints."""
     if h1 <= 0 or n1 <= 0:
         return 0.0, 1.0, 0.0
     h = min(h1, n1)
     tiles, points, slots, keys, pts, after = scratch[0], scratch[1], scratch[2], scratch[3], scratch[4], scratch[5]
-    m = _ranked(values, weights, count, cand1, divisor, LOW, HIGH, tiles, points, slots, keys)
+    m = _ranked(values, weights, count, cand1, divisor, LOW, HIGH, SUITS, tiles, points, slots, keys)
     after_v, after_w = after[:4], after[4:8]
     denominator = CHOOSE[n1, h]
     expected, after_next = 0.0, 0.0
@@ -263,10 +278,11 @@ def _lookahead(values, weights, count, cand1, n1, h1, cand2, h2, divisor, LOW, H
         expected += p * points[i]
         u = tiles[i]
         count2 = _place(values, weights, count, slots[i], LOW[u], HIGH[u], after_v, after_w)
-        after_next += p * _expected_best(after_v, after_w, count2, cand2 & ~(1 << u), h2, divisor, LOW, HIGH, CHOOSE, pts)
+        after_next += p * _expected_best(after_v, after_w, count2, cand2 & ~(1 << u), h2, divisor, LOW, HIGH, SUITS,
+                                         CHOOSE, pts)
     stuck = CHOOSE[n1 - m, h] / denominator
     if stuck > 0.0:
-        after_next += stuck * _expected_best(values, weights, count, cand2, h2, divisor, LOW, HIGH, CHOOSE, pts)
+        after_next += stuck * _expected_best(values, weights, count, cand2, h2, divisor, LOW, HIGH, SUITS, CHOOSE, pts)
     return expected, stuck, after_next
 
 
@@ -375,15 +391,16 @@ def _reply_features(obs, mask, off, n, divisor, LOW, HIGH, SUITS, blocks, CHOOSE
                 own = rel2 == 0
                 next_points, stuck, after_next = _lookahead(
                     after_v, after_w, count1, candidates, total, h1, cand2 & ~(1 << t),
-                    h2 - 1 if own else h2, divisor, LOW, HIGH, CHOOSE, scratch)
+                    h2 - 1 if own else h2, divisor, LOW, HIGH, SUITS, CHOOSE, scratch)
                 out[b, D + 3 * DRAW + a] = next_points / 35.0
                 out[b, D + 4 * DRAW + a] = stuck
                 out[b, D + 5 * DRAW + a] = after_next / 35.0
             if total == 0:
                 continue
             best, scoring = 0, 0
+            scorers = candidates & _fitting(after_v, SUITS)
             for u in range(28):
-                if not (candidates >> u) & 1:
+                if not (scorers >> u) & 1:
                     continue
                 got = _tile_points(after_v, after_w, count1, u, divisor, LOW, HIGH)
                 if got:
