@@ -391,8 +391,9 @@ def heuristic_values(st, b, hands, scores, cfg, target, legal, n_legal, weights,
         copy_game(st, hands, scores, b, lst, lhands, lscores, lrow)
         place(lst, lrow, tile, slot)
         lst[lrow, COUNT] = layout_count(lst, lrow)
+        fits = fitting_tiles(lst, lrow)
         m = 0
-        bits = candidates
+        bits = candidates & fits  # a tile that fits no open end scores no reply
         while bits:
             low = bits & -bits
             bits ^= low
@@ -417,7 +418,7 @@ def heuristic_values(st, b, hands, scores, cfg, target, legal, n_legal, weights,
                 expected += replies[i] * p_hold * miss
                 miss *= 1.0 - p_hold
             value -= weights[0] * expected
-        fit_count = popcount(rest & fitting_tiles(lst, lrow))
+        fit_count = popcount(rest & fits)
         value += weights[1] * fit_count
         if fit_count == 0:
             value -= weights[2]
