@@ -49,7 +49,7 @@ import subprocess
 import numpy as np
 
 from ..agents.batched import check_batched_spec
-from ..agents.registry import make_agent, parse_spec, resolve_policy_path, shipped_file
+from ..agents.registry import make_agent, parse_spec, resolve_policy_path
 from ..rules.config import RulesConfig
 from .batched import batched_match
 from .deals import hand_deal
@@ -88,31 +88,38 @@ RUNG_SHA256 = {
 }
 
 
+def rung_file(num_players: int) -> str:
+    """The ladder's policy file for ``num_players`` as its spec names it: ``checkpoints/benchmark_v1/ppo_Np.pt``,
+    relative, so every scorecard names the rung alike wherever it was run."""
+    return f"checkpoints/benchmark_v1/ppo_{num_players}p.pt"
+
+
 def rung_policy_path(num_players: int) -> str:
-    """The ladder's policy file for ``num_players``: the shipped ``checkpoints/benchmark_v1/ppo_Np.pt``
-    (never one of the working directory's)."""
-    return shipped_file(os.path.join("checkpoints", "benchmark_v1", f"ppo_{num_players}p.pt"))
+    """The file the rung's agent reads (:func:`~..agents.registry.resolve_policy_path`): a copy in the working
+    directory, else the one shipped with the package."""
+    return resolve_policy_path(rung_file(num_players))
 
 
 def check_rung_policy(num_players: int) -> None:
-    """Raise ``ValueError`` (one line for the command) unless the ladder's policy file is the pinned one
-    (``RUNG_SHA256``)."""
+    """Raise ``ValueError`` (one line for the command) unless the file the ladder's policy reads is the
+    pinned one (``RUNG_SHA256``)."""
     path = rung_policy_path(num_players)
     if not os.path.isfile(path):
-        raise ValueError(f"the v1 ladder's policy {path} is missing: it ships with the package "
+        raise ValueError(f"the v1 ladder's policy {rung_file(num_players)} is missing: it ships with the package "
                          "(allfives_env/checkpoints/benchmark_v1/); restore it from a clean checkout or reinstall")
     with open(path, "rb") as f:
         digest = hashlib.sha256(f.read()).hexdigest()
     if digest != RUNG_SHA256[num_players]:
         raise ValueError(f"the v1 ladder's policy {path} has sha256 {digest[:16]}..., not the pinned "
-                         f"{RUNG_SHA256[num_players][:16]}...: scores against it would not be comparable")
+                         f"{RUNG_SHA256[num_players][:16]}...: scores against it would not be comparable (a "
+                         f"{rung_file(num_players)} in the working directory is read before the shipped one)")
 
 
 def ladder(num_players: int) -> list:
     """The protocol's opponents, weakest first. The policy rung names ``infer=off``: the 4-player file was
     trained with the greedy exclusions as inputs, and v1 has scored against it without them (the agents'
     default since 2026-12-02); named here, a later change of that default cannot move the ladder."""
-    return ["random", "greedy", "heuristic", "search:engine=compiled", f"ppo:{rung_policy_path(num_players)},infer=off"]
+    return ["random", "greedy", "heuristic", "search:engine=compiled", f"ppo:{rung_file(num_players)},infer=off"]
 
 
 def deal_set(num_players: int, quick: bool = False) -> dict:

@@ -240,7 +240,8 @@ def test_the_ladders_policy_is_the_pinned_v1_file_not_the_shipped_one(players):
 
     check_rung_policy(players)
     path = rung_policy_path(players)
-    assert ladder(players)[-1] == f"ppo:{path},infer=off" and "benchmark_v1" in path
+    assert ladder(players)[-1] == f"ppo:checkpoints/benchmark_v1/ppo_{players}p.pt,infer=off"
+    assert path.endswith(f"checkpoints/benchmark_v1/ppo_{players}p.pt")
     assert hashlib.sha256(open(path, "rb").read()).hexdigest() == RUNG_SHA256[players]
 
 
@@ -331,16 +332,23 @@ def test_a_scorecard_names_the_bytes_of_the_files_its_candidate_reads(tmp_path):
     assert candidate_files(f"ppo:{copy}") != files
 
 
-def test_the_ladder_and_the_scorecard_read_the_shipped_files_from_any_directory(tmp_path, monkeypatch):
-    """The working directory's own checkpoints/benchmark_v1/ is never the ladder's rung; a shipped file a
-    candidate names relatively is hashed where the agent reads it."""
-    from allfives_env.arena.benchmark import candidate_files, rung_policy_path
+def test_the_ladder_names_its_rung_alike_everywhere_and_refuses_a_working_directory_copy_that_differs(
+        tmp_path, monkeypatch):
+    """The rung's spec is relative, so scorecards made anywhere name it alike; from a directory without the file
+    the shipped one is read, and a different file of that name in the working directory (read first) is
+    refused before any game. A shipped file a candidate names relatively is hashed where the agent reads it."""
+    from allfives_env.arena import benchmark
+    from allfives_env.arena.benchmark import candidate_files, check_rung_policy, rung_policy_path
 
-    shipped = rung_policy_path(2)
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "checkpoints" / "benchmark_v1").mkdir(parents=True)
-    (tmp_path / "checkpoints" / "benchmark_v1" / "ppo_2p.pt").write_bytes(b"not the pinned file")
-    assert rung_policy_path(2) == shipped and ladder(2)[-1] == f"ppo:{shipped},infer=off"
-    assert os.path.isabs(shipped) and "allfives_env" in shipped
+    shipped = rung_policy_path(2)
+    assert os.path.isabs(shipped) and shipped.endswith("allfives_env/checkpoints/benchmark_v1/ppo_2p.pt")
+    check_rung_policy(2)
     digest = hashlib.sha256(open(shipped.replace("benchmark_v1/ppo_2p", "ppo_2p"), "rb").read()).hexdigest()
     assert candidate_files("ppo:checkpoints/ppo_2p.pt") == {"checkpoints/ppo_2p.pt": digest}
+    (tmp_path / "checkpoints" / "benchmark_v1").mkdir(parents=True)
+    (tmp_path / "checkpoints" / "benchmark_v1" / "ppo_2p.pt").write_bytes(b"not the pinned file")
+    assert rung_policy_path(2) == "checkpoints/benchmark_v1/ppo_2p.pt"
+    assert ladder(2)[-1] == "ppo:checkpoints/benchmark_v1/ppo_2p.pt,infer=off"
+    with pytest.raises(ValueError, match="not the pinned .* in the working directory is read before"):
+        benchmark.run_benchmark("greedy", 2, quick=True)
