@@ -2,6 +2,7 @@
 policy files and configs, so the agents that load them (``ppo:checkpoints/...``, ``champion``), the
 benchmark's ladder and the trainer's configs work outside a source checkout too."""
 
+import importlib.util
 import os
 import re
 import shutil
@@ -50,9 +51,15 @@ assert exploit_config("greedy", 4, 1).fixed_opponent == "greedy"
 
 
 def _copy_checkout(destination):
-    """The files git would clone (tracked, and new ones not ignored), links kept as links."""
-    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
-                            capture_output=True, check=True).stdout.decode().split("\0")
+    """The files git would clone (tracked, and new ones not ignored), links kept as links; outside a git
+    checkout (an unpacked archive), the tree without caches and run outputs."""
+    listing = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
+                             capture_output=True)
+    if listing.returncode != 0:
+        shutil.copytree(ROOT, destination, symlinks=True, ignore=shutil.ignore_patterns(
+            ".venv", "build", "*.egg-info", "__pycache__", "runs", "site", ".pytest_cache", ".hypothesis"))
+        return
+    listed = listing.stdout.decode().split("\0")
     for name in filter(None, listed):
         source, target = ROOT / name, destination / name
         if not os.path.lexists(source):  # deleted in the working tree
@@ -74,8 +81,10 @@ def test_an_installed_wheel_plays_the_shipped_agents_from_any_directory(tmp_path
         (source / link).unlink()
         (source / link).write_text(target)
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
-    subprocess.run([*pip, "wheel", "--no-deps", "--no-build-isolation", "--no-index", str(source), "-w",
-                    str(tmp_path / "dist")], check=True, cwd=tmp_path)
+    # offline with the environment's own setuptools; where it has none (Python 3.12 venvs), pip fetches it
+    isolation = ["--no-build-isolation", "--no-index"] if importlib.util.find_spec("setuptools") else []
+    subprocess.run([*pip, "wheel", "--no-deps", *isolation, str(source), "-w", str(tmp_path / "dist")], check=True,
+                   cwd=tmp_path)
     wheel = next((tmp_path / "dist").glob("allfives_env-*.whl"))
     site = tmp_path / "site"
     subprocess.run([*pip, "install", "--no-deps", "--no-index", "--target", str(site), str(wheel)], check=True)

@@ -35,7 +35,7 @@ from multiprocessing import get_context
 import numpy as np
 
 from allfives_env.agents.ppo.agent import CheckpointError, PPOAgent, read_checkpoint
-from allfives_env.agents.registry import make_agent
+from allfives_env.agents.registry import make_agent, resolve_policy_path
 from allfives_env.arena.deals import deal_hand
 from allfives_env.arena.game import agent_rng
 from allfives_env.cli import OneLineParser
@@ -409,7 +409,7 @@ def run_label(args) -> int:
             print(f"{done}/{args.games} games ({time.time() - start:.0f} s)", flush=True)
 
     labels = collect_labels(args.player, rules, args.games, args.seed, args.teacher, lineups, args.workers, progress)
-    policy = read_checkpoint(args.player)["policy"]
+    policy = read_checkpoint(resolve_policy_path(args.player))["policy"]
     meta = {"player": args.player, "obs_dim": player.obs_dim, "net": policy["net"], "features": player.features,
             "rules": rules.to_dict(), "teacher": args.teacher, "lineups": [list(x) for x in lineups],
             "games": args.games, "seed": args.seed}

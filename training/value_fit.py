@@ -36,7 +36,7 @@ import numpy as np
 from allfives_env.agents.champion import GAMMA, POINTS_PER_RETURN
 from allfives_env.agents.ppo.agent import CheckpointError, PPOAgent, build_policy, policy_features, read_checkpoint
 from allfives_env.agents.ppo.network import masked_logits
-from allfives_env.agents.registry import make_agent
+from allfives_env.agents.registry import make_agent, resolve_policy_path
 from allfives_env.arena.deals import deal_hand
 from allfives_env.arena.game import agent_rng, choose_action
 from allfives_env.cli import OneLineParser
@@ -245,6 +245,7 @@ def main(argv=None) -> int:
         if args.games < 2:
             raise ValueError("--games must be at least 2: the first game of every ten is held out, the fit needs "
                              "the others")
+        args.source = resolve_policy_path(args.source)  # a shipped file from any directory, as ppo:PATH
         check_policy_output(args.target, [args.source])
         ckpt = read_checkpoint(args.source)
     except (CheckpointError, ValueError) as exc:

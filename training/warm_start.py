@@ -4,6 +4,7 @@ import torch
 
 from allfives_env.agents.ppo.agent import CheckpointError, build_policy, policy_features, read_checkpoint
 from allfives_env.agents.ppo.features import extends
+from allfives_env.agents.registry import resolve_policy_path
 
 
 def warm_start(net, path, rules, features):
@@ -21,7 +22,7 @@ def warm_start(net, path, rules, features):
     and slot embeddings hold one column per unit: the new units' columns
     start at zero, like every column beyond the file's block; their context
     and feature weights in are random.)"""
-    policy = read_checkpoint(path)["policy"]
+    policy = read_checkpoint(resolve_policy_path(path))["policy"]  # a shipped file from any directory
     if policy["num_players"] != rules.num_players:
         raise CheckpointError(f"init_from {path!r} is a {policy['num_players']}-player policy; "
                               f"this run has {rules.num_players} players")

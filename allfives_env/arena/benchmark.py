@@ -49,7 +49,7 @@ import subprocess
 import numpy as np
 
 from ..agents.batched import check_batched_spec
-from ..agents.registry import make_agent, parse_spec, resolve_policy_path
+from ..agents.registry import make_agent, parse_spec, resolve_policy_path, shipped_file
 from ..rules.config import RulesConfig
 from .batched import batched_match
 from .deals import hand_deal
@@ -95,8 +95,8 @@ def rung_file(num_players: int) -> str:
 
 
 def rung_policy_path(num_players: int) -> str:
-    """The file the rung's agent reads (:func:`~..agents.registry.resolve_policy_path`): a copy in the working
-    directory, else the one shipped with the package."""
+    """The file the rung's agent reads (:func:`~allfives_env.agents.registry.resolve_policy_path`): a copy in
+    the working directory, else the one shipped with the package."""
     return resolve_policy_path(rung_file(num_players))
 
 
@@ -110,9 +110,10 @@ def check_rung_policy(num_players: int) -> None:
     with open(path, "rb") as f:
         digest = hashlib.sha256(f.read()).hexdigest()
     if digest != RUNG_SHA256[num_players]:
+        local = "" if path == shipped_file(rung_file(num_players)) else (
+            f" (a {rung_file(num_players)} in the working directory is read before the shipped one)")
         raise ValueError(f"the v1 ladder's policy {path} has sha256 {digest[:16]}..., not the pinned "
-                         f"{RUNG_SHA256[num_players][:16]}...: scores against it would not be comparable (a "
-                         f"{rung_file(num_players)} in the working directory is read before the shipped one)")
+                         f"{RUNG_SHA256[num_players][:16]}...: scores against it would not be comparable{local}")
 
 
 def ladder(num_players: int) -> list:
@@ -306,8 +307,8 @@ def _git(root, *args):
 
 def candidate_files(spec) -> dict:
     """``{path: sha256 of its bytes}`` of the files a spec names (``ppo:PATH``, ``champion:value=PATH``...),
-    each as the agent reads it (:func:`~..agents.registry.resolve_policy_path`), so a scorecard says which
-    file it scored."""
+    each as the agent reads it (:func:`~allfives_env.agents.registry.resolve_policy_path`), so a scorecard says
+    which file it scored."""
     if not isinstance(spec, str):
         return {}
     _, path, options = parse_spec(spec)

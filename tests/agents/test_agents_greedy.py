@@ -122,7 +122,7 @@ def test_registry_hook_for_path_agents(tmp_path):
 
 
 def test_a_shipped_file_is_found_from_any_directory_of_the_checkout(tmp_path, monkeypatch):
-    """A relative path not found from the working directory is read in the checkout the package came from:
+    """A relative path not found from the working directory is read among the shipped files (in the package):
     by the spec, the agent class and the batched twin alike."""
     from allfives_env.agents.batched import make_batched_agent
     from allfives_env.agents.ppo.agent import PPOAgent

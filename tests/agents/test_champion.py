@@ -223,7 +223,7 @@ def test_the_default_value_files_are_the_shipped_ones_whatever_the_working_direc
     """A checkpoints/ppo_2p.pt of the working directory (here a 3-player file) is not the 2-player value."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / "checkpoints").mkdir()
-    (tmp_path / "checkpoints" / "ppo_2p.pt").write_bytes((ROOT / "checkpoints" / "ppo_3p.pt").read_bytes())
+    (tmp_path / "checkpoints" / "ppo_2p.pt").write_bytes((ROOT / "allfives_env" / "checkpoints" / "ppo_3p.pt").read_bytes())
     champion = make_agent("champion")
     champion.reset(0, RulesConfig(num_players=2), np.random.default_rng(0))
     assert champion.leaf_values.path == str(ROOT / "allfives_env" / "checkpoints" / "ppo_2p.pt")

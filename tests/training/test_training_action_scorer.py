@@ -208,3 +208,19 @@ def test_scorer_inputs_must_lie_inside_the_input():
     with pytest.raises(ValueError, match="action_inputs"):
         PolicyNet(300, [8], action_width=4, action_inputs=[])
     assert NUM_ACTIONS - 2 == DRAW
+
+
+def test_init_from_reads_a_shipped_file_from_any_directory(tmp_path, monkeypatch):
+    """init_from=checkpoints/ppo_2p.pt, as ppo:PATH, is found from a directory without it: the trainer's
+    network starts out computing the shipped policy."""
+    from allfives_env.agents.registry import shipped_file
+
+    monkeypatch.chdir(tmp_path)
+    cfg = load_config("configs/ppo_2p.yaml", ["eval_every=0", "torch_threads=1", "checkpoint_minutes=0",
+                                               "init_from=checkpoints/ppo_2p.pt"])
+    trainer = Trainer(cfg, str(tmp_path / "run"))
+    shipped, _, _ = load_policy(shipped_file("checkpoints/ppo_2p.pt"))
+    inputs, mask = positions(2, cfg.features)
+    x, m = torch.from_numpy(inputs), torch.from_numpy(mask)
+    with torch.no_grad():
+        assert torch.allclose(trainer.net(x, m)[0][m], shipped(x, m)[0][m], atol=1e-5)

@@ -2,11 +2,14 @@
 
 import glob
 import time
+from pathlib import Path
 
 import pytest
 
 from training.cli import main
 from training.config import ConfigError, TrainConfig, field_docs, load_config, make_config, parse_override
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_every_field_is_documented():
@@ -33,6 +36,15 @@ def test_a_shipped_config_is_found_from_any_directory_and_one_in_the_working_dir
     (tmp_path / "configs" / "mine.yaml").write_text("extends: base.yaml\n")  # beside it, never the shipped one
     with pytest.raises(ConfigError, match="config file not found: configs/base.yaml"):
         load_config("configs/mine.yaml")
+
+
+def test_the_documented_file_of_your_own_extends_a_shipped_config_through_the_link(tmp_path, monkeypatch):
+    """docs/training.md: my_4p.yaml at the checkout's root, ``extends: configs/ppo_4p.yaml``."""
+    (tmp_path / "configs").symlink_to(ROOT / "training" / "configs")
+    (tmp_path / "my_4p.yaml").write_text("extends: configs/ppo_4p.yaml\nrun_name: my_4p\nhidden_sizes: [256, 256]\n")
+    monkeypatch.chdir(tmp_path)
+    cfg = load_config("my_4p.yaml")
+    assert cfg.num_players == 4 and cfg.run_name == "my_4p" and cfg.hidden_sizes == [256, 256]
 
 
 def test_overrides_are_typed():

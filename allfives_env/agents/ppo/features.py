@@ -376,11 +376,8 @@ def _reply_features(obs, mask, off, n, divisor, LOW, HIGH, SUITS, blocks, CHOOSE
                 count1 = _place(values, weights, count, slot, lo, hi, after_v, after_w)
                 if count1 < 0:
                     continue
+            fitting = _fitting(after_v, SUITS)
             if blocks >= 3:
-                fitting = 0
-                for s2 in range(4):
-                    if after_v[s2] >= 0:
-                        fitting |= SUITS[after_v[s2]]
                 rest = hand & ~(1 << t) & fitting
                 kept = 0
                 while rest:
@@ -398,7 +395,7 @@ def _reply_features(obs, mask, off, n, divisor, LOW, HIGH, SUITS, blocks, CHOOSE
             if total == 0:
                 continue
             best, scoring = 0, 0
-            scorers = candidates & _fitting(after_v, SUITS)
+            scorers = candidates & fitting
             for u in range(28):
                 if not (scorers >> u) & 1:
                     continue
