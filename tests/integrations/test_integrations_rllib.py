@@ -30,6 +30,14 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "rllib_selfplay.py"
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::UserWarning")
 
 
+@pytest.fixture(autouse=True)
+def algorithm_logs_in_tmp_path(monkeypatch, tmp_path):
+    """An RLlib Algorithm built outside Tune makes an empty log folder in ~/ray_results (the path Ray
+    reads at import time); put it in the test's own ``tmp_path`` instead of the user's home."""
+    monkeypatch.setattr("ray.tune.trainable.trainable.DEFAULT_STORAGE_PATH", str(tmp_path / "ray_results"),
+                        raising=False)
+
+
 def play(env, seed, rng):
     """Random legal play through one episode; checks the turn protocol and
     returns each agent's summed reward and the final infos."""
