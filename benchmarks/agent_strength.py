@@ -3,7 +3,7 @@
     python benchmarks/agent_strength.py [--scale 1.0] [--workers 2] [--seed 2024] [--json out.json]
 
 Each row is a duplicate match of games to the target; the first spec is the
-agent whose win rate is the headline. Targets from the issue (2 players):
+agent whose win rate is the headline. The baselines' targets (2 players):
 greedy beats random in >= 95% of games, heuristic beats greedy in >= 60%,
 search beats greedy in >= 80% with a default budget under a second per game.
 """
@@ -17,6 +17,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from allfives_env.arena import format_table, run_match  # noqa: E402
+from allfives_env.integrations.run_args import check_run_args  # noqa: E402
 from allfives_env.rules import RulesConfig  # noqa: E402
 
 MATCHUPS = [
@@ -36,12 +37,17 @@ MATCHUPS = [
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--scale", type=float, default=1.0, help="multiply every game count")
-    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--scale", type=float, default=1.0, help="multiply every game count (at least one "
+                        "deal's rotations a match)")
+    parser.add_argument("--workers", type=int, default=2, help="processes per match")
     parser.add_argument("--seed", type=int, default=2024)
     parser.add_argument("--only", type=int, choices=(2, 3, 4), help="only this player count")
     parser.add_argument("--json", help="write all results here")
     args = parser.parse_args(argv)
+    try:  # before the first game
+        check_run_args(args, positive=["scale", "workers"], outputs=["json"])
+    except ValueError as exc:
+        parser.error(str(exc))
     results = []
     for players, specs, games in MATCHUPS:
         if args.only and players != args.only:

@@ -13,7 +13,9 @@ training each, 2 players:
 Each is scored against greedy on the 2000 duplicate games of seed 2026 (none used
 in training), and its learning curve (win rate against greedy on 200 games of
 seed 12345, over training time and over learner decisions) is kept. Writes
-``OUT/baselines.json``, a markdown table on stdout, and ``OUT/baselines_curves.png``.
+``OUT/baselines.json`` (a recipe's entry replaces only that recipe's: ``--only dqn`` after a full
+run keeps the other three), a markdown table of every entry on stdout, and ``OUT/baselines_curves.png``.
+A recipe that fails stops the run with one line naming it and its log in ``OUT``.
 """
 
 import argparse
@@ -24,15 +26,30 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from allfives_env.arena.outputs import check_output_folder  # noqa: E402
+from allfives_env.integrations.run_args import check_run_args  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PY = sys.executable
 ALLFIVES = os.path.join(os.path.dirname(PY), "allfives")
 SEED = 2026
 
 
+class RecipeFailed(Exception):
+    """A recipe's command exited with an error; the message names the command's log and its last line."""
+
+
 def run(cmd, log):
     with open(log, "w") as f:
-        subprocess.run(cmd, cwd=ROOT, stdout=f, stderr=subprocess.STDOUT, check=True)
+        done = subprocess.run(cmd, cwd=ROOT, stdout=f, stderr=subprocess.STDOUT)
+    if done.returncode != 0:
+        with open(log) as f:
+            lines = [line.strip() for line in f if line.strip()]
+        last = lines[-1] if lines else "(no output)"
+        raise RecipeFailed(f"{os.path.basename(cmd[1]) if cmd[0] == PY else 'allfives ' + cmd[1]} exited with "
+                           f"{done.returncode}: {last} (whole output: {log})")
 
 
 def ours(minutes, out, games):
@@ -112,26 +129,57 @@ def plot(results, path):
     fig.savefig(path, dpi=110)
 
 
-def main():
+def check_out_folder(folder) -> None:
+    """A ``ValueError`` unless ``folder`` is a writable folder or can be made (its nearest existing
+    ancestor is a writable folder)."""
+    existing = folder
+    while not os.path.exists(existing):
+        existing = os.path.dirname(existing)
+    check_output_folder(existing, f"--out {folder}")
+
+
+def load_results(path) -> dict:
+    """The entries of an earlier run's ``baselines.json`` (none when there is no such file)."""
+    if not os.path.exists(path):
+        return {}
+    with open(path) as f:
+        return json.load(f)
+
+
+def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--minutes", type=float, default=10.0)
-    p.add_argument("--out", default="runs/baselines")
+    p.add_argument("--minutes", type=float, default=10.0, help="training minutes of each recipe")
+    p.add_argument("--out", default="runs/baselines", help="folder for the results and each recipe's log "
+                   "(relative to the current directory; made if missing)")
     p.add_argument("--only", nargs="+", choices=list(RECIPES), default=list(RECIPES))
     p.add_argument("--games", type=int, default=2000, help="games of each final evaluation")
     p.add_argument("--plot-only", action="store_true", help="redraw OUT/baselines_curves.png from OUT/baselines.json")
-    args = p.parse_args()
-    os.makedirs(args.out, exist_ok=True)
+    args = p.parse_args(argv)
+    args.out = os.path.abspath(args.out)  # the recipes run from the checkout's root
+    results_path = os.path.join(args.out, "baselines.json")
+    try:
+        check_run_args(args, positive=["minutes", "games"])
+        check_out_folder(args.out)
+        if args.plot_only and not os.path.exists(results_path):
+            raise ValueError(f"--plot-only: {results_path} does not exist; run the recipes first")
+    except ValueError as exc:
+        p.error(str(exc))
     if args.plot_only:
-        plot(json.load(open(os.path.join(args.out, "baselines.json"))), os.path.join(args.out, "baselines_curves.png"))
-        return
-    results = {}
+        plot(load_results(results_path), os.path.join(args.out, "baselines_curves.png"))
+        return 0
+    os.makedirs(args.out, exist_ok=True)
+    results = load_results(results_path)
     for name in args.only:
         method, library, recipe = RECIPES[name]
         t0 = time.perf_counter()
-        r = recipe(args.minutes, args.out, args.games)
+        try:
+            r = recipe(args.minutes, args.out, args.games)
+        except RecipeFailed as exc:
+            sys.stderr.write(f"algorithm_baselines.py: error: recipe {name}: {exc}\n")
+            return 1
         results[name] = {"method": method, "library": library, "minutes": args.minutes,
                          "wall_seconds": time.perf_counter() - t0, **r}
-        with open(os.path.join(args.out, "baselines.json"), "w") as f:
+        with open(results_path, "w") as f:
             json.dump(results, f, indent=1)
         print(f"{name}: {r['final']['win_rate']:.3f}", file=sys.stderr, flush=True)
     print(f"| method | library | budget | decisions trained on | vs greedy, {args.games} games [95% CI] | >= 0.60 |")
@@ -143,7 +191,8 @@ def main():
         print(f"| {r['method']} | {r['library']} | {r['minutes']:g} min | {decisions} | {f['win_rate']:.3f} "
               f"[{lo:.3f}, {hi:.3f}] | {'yes' if f['win_rate'] >= 0.6 else 'no'} |")
     plot(results, os.path.join(args.out, "baselines_curves.png"))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -25,6 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from allfives_env.arena import run_match, wilson_interval  # noqa: E402
+from allfives_env.integrations.run_args import check_run_args  # noqa: E402
 from allfives_env.rules import RulesConfig  # noqa: E402
 
 Z95 = 1.959963984540054
@@ -75,7 +76,7 @@ def compare(config, agents: dict, opponent: str, seeds, games: int, workers: int
     for row in rows.values():  # only now: every row above needed the reference's per-deal wins
         row.pop("_deals")
     return {"players": config.num_players, "opponent": opponent, "seeds": list(seeds),
-            "games_per_seed": games, "agents": rows}
+            "games_per_seed": next(iter(rows.values()))["games"] // len(seeds), "agents": rows}
 
 
 def format_comparison(result: dict) -> str:
@@ -90,6 +91,8 @@ def format_comparison(result: dict) -> str:
         per = " ".join(f"{row['win_rate_per_seed'][s]:7.4f}" for s in seeds)
         diff, half = row["paired_difference_vs_first"], row["paired_difference_ci95_half_width"]
         lines.append(f"{name:<{width}} {per}   {row['win_rate']:.4f} [{lo:.3f}, {hi:.3f}]   {diff:+.4f} +- {half:.4f}")
+    lines.append(f"({result['games_per_seed']:,} games per deal set against {result['opponent']}, "
+                 f"{result['players']} players)")
     return "\n".join(lines)
 
 
@@ -108,17 +111,19 @@ def parse_agents(items) -> dict:
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("agents", nargs="+", metavar="NAME=SPEC", help="the agents; the first is the reference")
-    p.add_argument("--players", type=int, default=4)
+    p.add_argument("--players", type=int, choices=(2, 3, 4), default=4)
     p.add_argument("--opponent", default="greedy", help="the spec of every other side")
     p.add_argument("--seeds", type=int, nargs="+", required=True, help="one deal set per seed")
-    p.add_argument("--games", type=int, default=2000, help="games per seed")
+    p.add_argument("--games", type=int, default=2000, help="games per seed (rounded up to whole rotations)")
     p.add_argument("--target", type=int, default=None, help="points to win (default: the R3 target)")
-    p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--workers", type=int, default=1, help="processes per match")
     p.add_argument("--json", metavar="PATH", help="write the results as JSON")
     args = p.parse_args(argv)
     try:
         agents = parse_agents(args.agents)
         config = RulesConfig(num_players=args.players, **({} if args.target is None else {"target": args.target}))
+        args.specs = [args.opponent, *agents.values()]
+        check_run_args(args, positive=["games", "workers"], specs=["specs"], outputs=["json"])  # before any game
         result = compare(config, agents, args.opponent, args.seeds, args.games, args.workers)
     except ValueError as exc:
         sys.stderr.write(f"compare_policies: error: {exc}\n")

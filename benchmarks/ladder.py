@@ -1,6 +1,6 @@
 """The ladder: every shipped and scripted player rated against every other, per player count.
 
-    python benchmarks/ladder.py [--players 2 3 4] [--games 400] [--seed 2027] [--workers 2]
+    python benchmarks/ladder.py [--players 2 3 4] [--games 400] [--seed 2027] [--workers 1]
                                 [--extra SPEC ...] [--json docs/results/ladder.json]
                                 [--plot docs/plots/ladder.png] [--markdown docs/results/ladder.md]
 
@@ -25,6 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 from allfives_env.arena import format_alpharank, format_nash, format_ratings, rate_agents  # noqa: E402
 from allfives_env.arena.population import alpha_rank, nash_averaging, win_rate_matrix  # noqa: E402
+from allfives_env.integrations.run_args import check_run_args  # noqa: E402
 from allfives_env.rules import RulesConfig  # noqa: E402
 
 SCRIPTED = ["random", "greedy", "heuristic", "search:engine=compiled"]
@@ -92,13 +93,19 @@ def main(argv=None):
     parser.add_argument("--players", type=int, nargs="+", choices=(2, 3, 4), default=[2, 3, 4])
     parser.add_argument("--games", type=int, default=400, help="games per match (rounded up to whole rotations)")
     parser.add_argument("--seed", type=int, default=2027, help="the deal seed of every match")
-    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--workers", type=int, default=1, help="processes per match")
     parser.add_argument("--target", type=float, default=None, help="points to win (default: the R3 target)")
     parser.add_argument("--extra", nargs="*", default=[], metavar="SPEC", help="more agents for every player count")
     parser.add_argument("--json", help="write every rating here")
     parser.add_argument("--plot", help="write the Elo plot here (PNG)")
     parser.add_argument("--markdown", help="write the tables here")
     args = parser.parse_args(argv)
+    try:  # before the first game: a bad value found after an hour of play would lose the hour
+        check_run_args(args, positive=["games", "workers"], specs=["extra"], outputs=["json", "plot", "markdown"])
+        for players in args.players:
+            RulesConfig(num_players=players, target=args.target)
+    except ValueError as exc:
+        parser.error(str(exc))
     ratings = []
     for players in args.players:
         rating = rate_pool(players, pool(players, args.extra), args.games, args.seed, args.workers, args.target)

@@ -26,6 +26,8 @@ import time
 
 import numpy as np
 
+from allfives_env.integrations.run_args import check_run_args
+
 
 def vector_env(args):
     from allfives_env.integrations.sb3_vec import AllFivesVecEnv
@@ -61,6 +63,7 @@ def learn_rate(env, seconds, n_steps):
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.logger import Logger
 
     class StopAfter(BaseCallback):
         def _on_step(self):
@@ -69,6 +72,7 @@ def learn_rate(env, seconds, n_steps):
     torch.set_num_threads(1)
     model = MaskablePPO("MlpPolicy", env, n_steps=n_steps, batch_size=2048, n_epochs=3, seed=0, device="cpu",
                         policy_kwargs={"net_arch": [128, 128]})
+    model.set_logger(Logger(folder=None, output_formats=[]))  # SB3's default makes an empty /tmp/SB3-<time> per run
     start = time.perf_counter()
     model.learn(10**9, callback=StopAfter())
     return model.num_timesteps / (time.perf_counter() - start)
@@ -80,16 +84,23 @@ def median_of(make, measure, repeats):
     return statistics.median(measure(env, None) for _ in range(repeats))
 
 
-def main():
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--players", type=int, default=2)
-    parser.add_argument("--opponent", default="greedy")
+    parser.add_argument("--players", type=int, choices=(2, 3, 4), default=2)
+    parser.add_argument("--opponent", default="greedy", help="every other seat: an agent spec with a batched twin "
+                        "(random, greedy, heuristic, ppo:PATH)")
     parser.add_argument("--num-envs", type=int, default=256, help="games in the vector env")
     parser.add_argument("--single-envs", type=int, default=8, help="wrapper copies in the DummyVecEnv")
     parser.add_argument("--seconds", type=float, default=2.0, help="length of one timed env-side run")
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--repeats", type=int, default=5, help="timed runs per entry (the median is shown)")
     parser.add_argument("--learn-seconds", type=float, default=20.0, help="end-to-end MaskablePPO run (0: skip)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    try:
+        check_run_args(args, positive=["num_envs", "single_envs", "seconds", "repeats"],
+                       at_least_zero=["learn_seconds"], specs=["opponent"])
+        vector_env(args).close()  # an opponent without a batched twin is refused here, in one line
+    except ValueError as exc:
+        parser.error(str(exc))
 
     def env_side(env, seconds):
         return env_side_rate(env, args.seconds if seconds is None else seconds)

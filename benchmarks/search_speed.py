@@ -16,6 +16,7 @@ import time
 import numpy as np
 
 from allfives_env.agents.search import SearchAgent
+from allfives_env.integrations.run_args import check_run_args
 from allfives_env.rules.actions import DRAW
 from allfives_env.rules.config import RulesConfig
 from allfives_env.rules.game import Game
@@ -52,11 +53,15 @@ def time_engine(engine, config, views, samples):
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--positions", type=int, default=40)
-    p.add_argument("--samples", type=int, default=144)
-    p.add_argument("--players", type=int, nargs="+", default=[2, 3, 4])
+    p.add_argument("--positions", type=int, default=40, help="decisions timed per player count")
+    p.add_argument("--samples", type=int, default=144, help="worlds per decision")
+    p.add_argument("--players", type=int, nargs="+", choices=(2, 3, 4), default=[2, 3, 4])
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args(argv)
+    try:
+        check_run_args(args, positive=["positions", "samples"])
+    except ValueError as exc:
+        p.error(str(exc))
     print(f"search with {args.samples} worlds per decision; median CPU ms per decision over {args.positions} positions")
     print(f"{'players':>7}  {'python':>9}  {'compiled':>9}  {'speed-up':>8}")
     for n in args.players:

@@ -29,6 +29,8 @@ import time
 import numpy as np
 from aec_speed import aec_decisions_per_second  # the same AEC loop as benchmarks/aec_speed.py
 
+from allfives_env.integrations.run_args import check_run_args
+
 
 def vector_run(venv, seconds, pick, actions, out):
     """Step for about ``seconds``; returns (decisions/s wall, CPU ns per decision, last output)."""
@@ -47,15 +49,19 @@ def vector_run(venv, seconds, pick, actions, out):
     return decisions / wall, (time.process_time() - cpu) / decisions * 1e9, out
 
 
-def main():
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", type=int, nargs="+", default=[1024, 65536], help="numbers of games B")
-    parser.add_argument("--players", type=int, default=2)
+    parser.add_argument("--players", type=int, choices=(2, 3, 4), default=2)
     parser.add_argument("--seconds", type=float, default=2.0, help="length of one timed run")
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--repeats", type=int, default=5, help="timed runs per entry (the median is shown)")
     parser.add_argument("--parallel", choices=["both", "on", "off"], default="both",
                         help="numba threads over games: measure with, without, or both")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    try:
+        check_run_args(args, positive=["sizes", "seconds", "repeats"])
+    except ValueError as exc:
+        parser.error(str(exc))
 
     start = time.perf_counter()
     from allfives_env.vector import VectorAllFives, make_rng_state, random_legal_actions

@@ -28,6 +28,9 @@ from allfives_env.integrations import PolicyAgent
 from allfives_env.integrations.run_args import check_run_args
 from allfives_env.rules import RulesConfig
 
+#: The fewest decisions between DQN updates that OpenSpiel's DQN runs with (with 2 it fails at its first update).
+MIN_LEARN_EVERY = 3
+
 
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -36,7 +39,8 @@ def parse_args(argv=None):
     p.add_argument("--learning-rate", type=float, default=1e-3)
     p.add_argument("--batch-size", type=int, default=128)
     p.add_argument("--buffer", type=int, default=200_000, help="replay buffer capacity")
-    p.add_argument("--learn-every", type=int, default=8, help="decisions between updates (OpenSpiel needs >= 3)")
+    p.add_argument("--learn-every", type=int, default=8,
+                   help=f"decisions between updates (at least {MIN_LEARN_EVERY}: OpenSpiel's DQN fails below)")
     p.add_argument("--epsilon-decay", type=int, default=300_000, help="decisions over which epsilon falls to 0.05")
     p.add_argument("--reward-scale", type=float, default=0.02)
     p.add_argument("--eval-every", type=float, default=1.0, help="minutes between learning-curve evaluations")
@@ -48,6 +52,9 @@ def parse_args(argv=None):
     try:
         check_run_args(args, positive=["minutes", "batch_size", "buffer", "learn_every", "epsilon_decay",
                                        "eval_every", "eval_games"], outputs=["json"])
+        if args.learn_every < MIN_LEARN_EVERY:
+            raise ValueError(f"--learn-every must be at least {MIN_LEARN_EVERY} (OpenSpiel's DQN fails below), "
+                             f"got {args.learn_every}")
     except ValueError as exc:
         p.error(str(exc))
     return args

@@ -27,7 +27,7 @@ from allfives_env.integrations.run_args import check_run_args
 
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--players", type=int, default=2, help="2, 3 or 4")
+    p.add_argument("--players", type=int, choices=(2, 3, 4), default=2)
     p.add_argument("--reward", default="zero_sum", choices=["points", "zero_sum", "win"])
     p.add_argument("--reward-scale", type=float, default=None,
                    help="multiplies every reward; default 1/35 for points rewards (35 = most points in one play), 1 for win")

@@ -155,6 +155,7 @@ def curve_point(model, players) -> float:
 def train(args):
     import torch
     from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.logger import Logger
 
     torch.set_num_threads(1)  # small networks: one thread is faster than two contending ones
     env = make_env(args)
@@ -163,6 +164,7 @@ def train(args):
                         learning_rate=args.learning_rate, gamma=args.gamma, gae_lambda=args.gae_lambda,
                         ent_coef=args.ent_coef, policy_kwargs={"net_arch": list(args.net)}, seed=args.seed,
                         verbose=0, device="cpu")
+    model.set_logger(Logger(folder=None, output_formats=[]))  # SB3's default makes an empty /tmp/SB3-<time> per run
     t0 = time.perf_counter()
     budget = Budget(args.minutes, args.curve_every, args.players)
     model.learn(total_timesteps=args.timesteps, callback=budget)

@@ -1,10 +1,26 @@
-"""The benchmark scripts run and print their tables (tiny budgets; speed itself is not tested)."""
+"""The benchmark scripts run and print their tables (tiny budgets; speed itself is not tested), and refuse
+bad arguments in one line before any work."""
 
+import importlib.util
+import json
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def load_script(name):
+    """A benchmark script as a module (``benchmarks/`` on the path, as when it is run: vector_speed imports
+    aec_speed)."""
+    if str(ROOT / "benchmarks") not in sys.path:
+        sys.path.insert(0, str(ROOT / "benchmarks"))
+    spec = importlib.util.spec_from_file_location(f"benchmark_{name[:-3]}", ROOT / "benchmarks" / name)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def run_script(*args):
@@ -48,6 +64,7 @@ def test_compare_policies_pairs_deals_and_pools_sets(tmp_path):
     result = json.loads((tmp_path / "c.json").read_text())
     rows = result["agents"]
     assert list(rows) == ["g", "g2", "h"] and out.splitlines()[0].startswith("agent")
+    assert result["games_per_seed"] == 20 and out.splitlines()[-1] == "(20 games per deal set against greedy, 2 players)"
     # an agent against itself on duplicate deals: exactly even, and no paired difference from its twin
     assert rows["g"]["win_rate"] == 0.5 and rows["g2"]["paired_difference_vs_first"] == 0.0
     # each set's win rate is the arena's own, and the pooled rate is the mean of equal-sized sets
@@ -95,3 +112,99 @@ def test_feature_speed_prints_every_input_per_player_count():
     assert [(row[0], row[1]) for row in rows] == [(n, name) for n in "234"
                                                   for name in ("env", "reply_control", "lookahead")]
     assert all(row[-1].endswith("x") for row in rows)
+
+
+@pytest.mark.parametrize("script,args,message", [
+    ("ladder.py", ["--players", "2", "--games", "2", "--plot", "/no/such/folder/l.png"],
+     "--plot /no/such/folder/l.png: folder /no/such/folder does not exist"),
+    ("ladder.py", ["--players", "2", "--json", "{tmp}"], "is an existing folder"),
+    ("ladder.py", ["--players", "2", "--extra", "nope"], "unknown agent spec 'nope'"),
+    ("ladder.py", ["--players", "2", "--games", "0"], "--games must be positive, got 0"),
+    ("agent_strength.py", ["--scale", "-1"], "--scale must be positive, got -1.0"),
+    ("agent_strength.py", ["--json", "/no/such/folder/s.json"], "folder /no/such/folder does not exist"),
+    ("compare_policies.py", ["--seeds", "1", "--json", "/no/such/folder/c.json", "a=greedy"],
+     "folder /no/such/folder does not exist"),
+    ("compare_policies.py", ["--seeds", "1", "--players", "5", "a=greedy"], "invalid choice: 5"),
+    ("compare_policies.py", ["--seeds", "1", "--opponent", "nope", "a=greedy"], "unknown agent spec 'nope'"),
+    ("aec_speed.py", ["--repeats", "0"], "--repeats must be positive, got 0"),
+    ("aec_speed.py", ["--seconds", "-1"], "--seconds must be positive, got -1.0"),
+    ("vector_speed.py", ["--sizes", "64", "-5"], "--sizes must be positive, got -5"),
+    ("vector_speed.py", ["--players", "5"], "invalid choice: 5"),
+    ("feature_speed.py", ["--steps", "0"], "--steps must be positive, got 0"),
+    ("search_speed.py", ["--positions", "0"], "--positions must be positive, got 0"),
+    ("sb3_vec_speed.py", ["--opponent", "champion"], "has no batched twin"),
+    ("algorithm_baselines.py", ["--minutes", "-1"], "--minutes must be positive, got -1.0"),
+    ("algorithm_baselines.py", ["--plot-only", "--out", "{tmp}/none"], "baselines.json does not exist; run the recipes"),
+    ("algorithm_baselines.py", ["--out", "/proc/none"], "--out /proc/none: folder /proc is not writable"),
+])
+def test_bad_arguments_are_refused_in_one_line_before_any_work(script, args, message, tmp_path, capsys):
+    """Before, some of these played every game and then failed to write, or ended in a traceback."""
+    main = load_script(script).main
+    args = [arg.replace("{tmp}", str(tmp_path)) for arg in args]
+    try:
+        code = main(args)
+    except SystemExit as exc:
+        code = exc.code
+    assert code == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""  # no table printed: nothing was played or timed
+    assert message in captured.err.strip().splitlines()[-1]
+    assert not list(tmp_path.iterdir())  # nothing written or made
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # PettingZoo's own, importing connect_four_v3
+def test_aec_speed_plays_every_entry_once_untimed_before_the_timed_runs(monkeypatch, capsys):
+    """The first game of an entry loads its compiled kernels: timed, it made a one-repeat figure 300x too low."""
+    module = load_script("aec_speed.py")
+    calls = []
+
+    def fake_rate(*args, seconds=None, **kwargs):
+        calls.append(seconds if seconds is not None else args[1])
+        return 1.0
+
+    monkeypatch.setattr(module, "aec_decisions_per_second", fake_rate)
+    monkeypatch.setattr(module, "engine_decisions_per_second", fake_rate)
+    module.main(["--seconds", "0.5", "--repeats", "2"])
+    entries = len(capsys.readouterr().out.strip().splitlines()) - 1
+    assert entries == 8 and calls == [module.WARM_UP_SECONDS] * entries + [0.5] * (2 * entries)
+
+
+def _recipe_result(win_rate):
+    return {"decisions": 1000, "curve": [{"seconds": 30.0, "decisions": 1000, "win_rate": win_rate}],
+            "final": {"win_rate": win_rate, "win_rate_ci95": [win_rate - 0.1, win_rate + 0.1]}}
+
+
+def test_algorithm_baselines_keeps_other_recipes_and_reads_out_from_the_current_directory(tmp_path, monkeypatch,
+                                                                                          capsys):
+    """``--only`` replaces that recipe's entry alone, and a relative ``--out`` is the caller's (the recipes run
+    from the checkout's root)."""
+    module = load_script("algorithm_baselines.py")
+    out = tmp_path / "rel"
+    out.mkdir()
+    earlier = {"method": "DQN", "library": "OpenSpiel", "minutes": 10.0, "wall_seconds": 700.0, **_recipe_result(0.4)}
+    (out / "baselines.json").write_text(json.dumps({"dqn": earlier}))
+    seen = []
+    monkeypatch.setitem(module.RECIPES, "sb3", ("MaskablePPO", "sb3-contrib",
+                                                lambda minutes, folder, games: seen.append(folder) or _recipe_result(0.7)))
+    monkeypatch.chdir(tmp_path)
+    assert module.main(["--only", "sb3", "--out", "rel", "--minutes", "1"]) == 0
+    saved = json.loads((out / "baselines.json").read_text())
+    assert seen == [str(out)] and saved["dqn"] == earlier and saved["sb3"]["final"]["win_rate"] == 0.7
+    table = capsys.readouterr().out
+    assert "| DQN | OpenSpiel |" in table and "| MaskablePPO | sb3-contrib |" in table
+    assert (out / "baselines_curves.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_a_failed_recipe_stops_with_one_line_naming_its_log(tmp_path, monkeypatch, capsys):
+    module = load_script("algorithm_baselines.py")
+
+    def failing(minutes, folder, games):
+        module.run([module.PY, "-c", "import sys; print('starting'); print('the real cause'); sys.exit(3)"],
+                   str(Path(folder) / "failing.log"))
+
+    monkeypatch.setitem(module.RECIPES, "rllib", ("PPO", "RLlib", failing))
+    assert module.main(["--only", "rllib", "--out", str(tmp_path / "out")]) == 1
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert line == (f"algorithm_baselines.py: error: recipe rllib: -c exited with 3: the real cause "
+                    f"(whole output: {tmp_path / 'out' / 'failing.log'})")
+    assert not (tmp_path / "out" / "baselines.json").exists()

@@ -1,6 +1,7 @@
-"""Checks of an example script's arguments, made before any training so no result is lost at the end.
+"""Checks of an example's or a benchmark's arguments, made before any training or play so no result is
+lost at the end.
 
-The scripts in ``examples/`` train for minutes and write their numbers at the
+The scripts in ``examples/`` and ``benchmarks/`` run for minutes and write their numbers at the
 end; a count that makes no sense, an agent spec that cannot be built or an
 output that cannot be written is refused first, in one line.
 """
@@ -11,19 +12,26 @@ from ..agents.registry import check_spec
 from ..arena.outputs import check_output_file, check_output_folder
 
 
+def _values(value) -> list:
+    """An option's values: none for an option not given, each of a list (``nargs``), else the one."""
+    if value is None:
+        return []
+    return list(value) if isinstance(value, (list, tuple)) else [value]
+
+
 def _option(name: str) -> str:
     return "--" + name.replace("_", "-")
 
 
 def check_run_args(args, positive=(), at_least_zero=(), specs=(), outputs=(), new_folders=()) -> None:
     """A ``ValueError`` naming the first bad value among ``args``' attributes: ``positive`` numbers
-    (> 0), ``at_least_zero`` numbers, agent ``specs`` (a spec or a list of them), output files
+    (> 0; each of a list), ``at_least_zero`` numbers, agent ``specs`` (a spec or a list of them), output files
     (``outputs``) and folders a library will create (``new_folders``: their parent must be writable).
     ``None`` (an option not given) passes."""
     for name in positive:
-        value = getattr(args, name)
-        if value is not None and not value > 0:
-            raise ValueError(f"{_option(name)} must be positive, got {value}")
+        for value in _values(getattr(args, name)):
+            if not value > 0:
+                raise ValueError(f"{_option(name)} must be positive, got {value}")
     for name in at_least_zero:
         value = getattr(args, name)
         if value is not None and not value >= 0:

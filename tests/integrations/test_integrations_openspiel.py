@@ -441,3 +441,22 @@ def test_the_dqn_example_trains_and_scores_in_the_arena(tmp_path):
     assert len(summary["curve"]) >= 2 and all(0 <= p["win_rate"] <= 1 for p in summary["curve"])
     assert summary["final"]["games"] == 4 and summary["final"]["spec"] == "openspiel_dqn"
     assert json.loads(out.read_text())["decisions"] == summary["decisions"]
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--learn-every", "2"], "--learn-every must be at least 3 (OpenSpiel's DQN fails below), got 2"),
+    (["--minutes", "0"], "--minutes must be positive, got 0.0"),
+    (["--json", "/no/such/folder/dqn.json"], "folder /no/such/folder does not exist"),
+])
+def test_the_dqn_example_refuses_bad_arguments_before_training(args, message, capsys):
+    """--learn-every 2 used to crash inside OpenSpiel after the first evaluation (about 25 s in)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "examples" / "openspiel_dqn.py"
+    spec = importlib.util.spec_from_file_location("openspiel_dqn_example", path)
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    with pytest.raises(SystemExit) as exit_info:
+        example.parse_args(args)
+    assert exit_info.value.code == 2 and message in capsys.readouterr().err.strip().splitlines()[-1]

@@ -36,3 +36,9 @@ def test_each_bad_value_is_named(tmp_path, values, message):
                        outputs=["json"], new_folders=["checkpoint"])
     assert message in str(error.value) and "\n" not in str(error.value)
     assert not list(tmp_path.iterdir())  # nothing made
+
+
+def test_each_value_of_a_list_option_is_checked():
+    check_run_args(Namespace(sizes=[64, 1024]), positive=["sizes"])
+    with pytest.raises(ValueError, match=r"^--sizes must be positive, got -5$"):
+        check_run_args(Namespace(sizes=[64, -5]), positive=["sizes"])
