@@ -43,15 +43,16 @@ def parse_args(argv=None):
                    help=f"decisions between updates (at least {MIN_LEARN_EVERY}: OpenSpiel's DQN fails below)")
     p.add_argument("--epsilon-decay", type=int, default=300_000, help="decisions over which epsilon falls to 0.05")
     p.add_argument("--reward-scale", type=float, default=0.02)
-    p.add_argument("--eval-every", type=float, default=1.0, help="minutes between learning-curve evaluations")
+    p.add_argument("--eval-every", type=float, default=1.0,
+                   help="minutes between learning-curve points (200 games against greedy, seed 12345; 0: none)")
     p.add_argument("--eval-games", type=int, default=2000)
     p.add_argument("--eval-seed", type=int, default=2026)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", default=None, help="write the curve and the final evaluation here")
     args = p.parse_args(argv)
     try:
-        check_run_args(args, positive=["minutes", "batch_size", "buffer", "learn_every", "epsilon_decay",
-                                       "eval_every", "eval_games"], outputs=["json"])
+        check_run_args(args, positive=["minutes", "batch_size", "buffer", "learn_every", "epsilon_decay", "eval_games"],
+                       at_least_zero=["eval_every"], outputs=["json"])
         if args.learn_every < MIN_LEARN_EVERY:
             raise ValueError(f"--learn-every must be at least {MIN_LEARN_EVERY} (OpenSpiel's DQN fails below), "
                              f"got {args.learn_every}")
@@ -134,7 +135,9 @@ def main(argv=None):
     next_eval = 0.0
     while True:
         elapsed = time.perf_counter() - start
-        if elapsed >= next_eval or elapsed >= 60 * args.minutes:
+        if not args.eval_every and elapsed >= 60 * args.minutes:
+            break
+        if args.eval_every and (elapsed >= next_eval or elapsed >= 60 * args.minutes):
             result = evaluate(learner, 200, seed=12345)
             curve.append({"seconds": elapsed, "decisions": learner.step_counter, "hands": hands,
                           "win_rate": result["win_rate"], "ci95": result["win_rate_ci95"]})

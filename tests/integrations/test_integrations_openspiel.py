@@ -441,6 +441,8 @@ def test_the_dqn_example_trains_and_scores_in_the_arena(tmp_path):
     assert len(summary["curve"]) >= 2 and all(0 <= p["win_rate"] <= 1 for p in summary["curve"])
     assert summary["final"]["games"] == 4 and summary["final"]["spec"] == "openspiel_dqn"
     assert json.loads(out.read_text())["decisions"] == summary["decisions"]
+    quiet = example.main(["--minutes", "0.02", "--eval-every", "0", "--eval-games", "2", "--hidden", "16"])
+    assert quiet["curve"] == [] and quiet["decisions"] > 0 and quiet["final"]["games"] == 2  # 0: no curve points
 
 
 @pytest.mark.parametrize("args,message", [
