@@ -110,7 +110,8 @@ def train(algo, iterations, minutes=0.0, curve_every=0.0, players=2):
             row["win_rate"] = curve_point(algo.get_module("main"), players)
             next_point += 60 * curve_every
         history.append({k: (float(v) if hasattr(v, "__float__") else v) for k, v in row.items()})
-        print(" ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in history[-1].items()))
+        print(" ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
+                       for k, v in history[-1].items() if v is not None))  # None: no episode ended yet
     return history
 
 

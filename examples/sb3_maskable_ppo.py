@@ -58,7 +58,7 @@ def parse_args(argv=None):
     p.add_argument("--eval-games", type=int, default=1000)
     p.add_argument("--eval-seed", type=int, default=2026)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--save", default=None, help="write the trained model here (MaskablePPO.save)")
+    p.add_argument("--save", default=None, help="write the trained model here (MaskablePPO.save: PATH.zip)")
     p.add_argument("--json", default=None, help="write the numbers of this run here")
     args = p.parse_args(argv)
     try:
