@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from allfives_env.arena import format_alpharank, format_nash, format_ratings, rate_agents  # noqa: E402
+from allfives_env.arena import check_agents, format_alpharank, format_nash, format_ratings, rate_agents  # noqa: E402
 from allfives_env.arena.population import alpha_rank, nash_averaging, win_rate_matrix  # noqa: E402
 from allfives_env.integrations.run_args import check_run_args  # noqa: E402
 from allfives_env.rules import RulesConfig  # noqa: E402
@@ -102,8 +102,8 @@ def main(argv=None):
     args = parser.parse_args(argv)
     try:  # before the first game: a bad value found after an hour of play would lose the hour
         check_run_args(args, positive=["games", "workers"], specs=["extra"], outputs=["json", "plot", "markdown"])
-        for players in args.players:
-            RulesConfig(num_players=players, target=args.target)
+        for players in args.players:  # every player count's pool, before the first count's games
+            check_agents(RulesConfig(num_players=players, target=args.target), pool(players, args.extra))
     except ValueError as exc:
         parser.error(str(exc))
     ratings = []

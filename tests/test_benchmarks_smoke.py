@@ -120,6 +120,8 @@ def test_feature_speed_prints_every_input_per_player_count():
     ("ladder.py", ["--players", "2", "--json", "{tmp}"], "is an existing folder"),
     ("ladder.py", ["--players", "2", "--extra", "nope"], "unknown agent spec 'nope'"),
     ("ladder.py", ["--players", "2", "--games", "0"], "--games must be positive, got 0"),
+    ("ladder.py", ["--players", "2", "3", "--extra", "ppo:checkpoints/ppo_2p.pt"],
+     "'checkpoints/ppo_2p.pt' was trained for 2 players; this game has 3"),
     ("agent_strength.py", ["--scale", "-1"], "--scale must be positive, got -1.0"),
     ("agent_strength.py", ["--json", "/no/such/folder/s.json"], "folder /no/such/folder does not exist"),
     ("compare_policies.py", ["--seeds", "1", "--json", "/no/such/folder/c.json", "a=greedy"],

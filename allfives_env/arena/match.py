@@ -8,6 +8,8 @@ import pickle
 import time
 from concurrent.futures import ProcessPoolExecutor
 
+import numpy as np
+
 from ..agents.registry import make_agent
 from ..env.options import check_count, check_seed
 from ..rules.config import RulesConfig
@@ -67,8 +69,17 @@ def _check_match(config, specs, games, workers):
             f"{spec_count(len(specs))} for {config.num_players} players; give {config.num_sides} "
             f"(one per {'partnership' if config.num_players == 4 else 'player'})"
         )
+    check_agents(config, specs)
+
+
+def check_agents(config: RulesConfig, specs) -> None:
+    """A ``ValueError`` now, before any game, for a spec that cannot be built or cannot sit at a game of
+    ``config`` (e.g. a policy trained for another player count): each spec is built and seated once. Agent
+    objects are only checked to be agents (seating one would change its state)."""
     for spec in specs:
-        make_agent(spec)
+        agent = make_agent(spec)
+        if isinstance(spec, str):
+            agent.reset(0, config, np.random.default_rng(0))
 
 
 def _check_picklable(agents, workers):

@@ -6,7 +6,7 @@ from itertools import combinations
 import numpy as np
 
 from ..rules.config import RulesConfig
-from .match import run_match
+from .match import check_agents, run_match
 
 ELO_SCALE = 400.0 / math.log(10.0)  # Elo points per unit of the logistic strength
 ELO_MEAN = 1500.0
@@ -32,6 +32,7 @@ def rate_agents(config: RulesConfig, specs, games: int, seed: int = 0, workers: 
     if len(specs) < k:
         raise ValueError(f"rating needs at least {k} agents for {config.num_players} players; got {len(specs)}")
     refuse_repeated_specs(specs, "the pool")
+    check_agents(config, specs)  # before the first match: a bad spec found later would lose those before it
     pairs = []  # (i, j, score of i)
     matches = []
     for group in combinations(range(len(specs)), k):

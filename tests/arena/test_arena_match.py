@@ -5,7 +5,15 @@ import json
 import pytest
 
 from allfives_env.agents.random_agent import RandomAgent
-from allfives_env.arena import hand_deal, rate_agents, replay_record, rotations, run_match, wilson_interval
+from allfives_env.arena import (
+    check_agents,
+    hand_deal,
+    rate_agents,
+    replay_record,
+    rotations,
+    run_match,
+    wilson_interval,
+)
 from allfives_env.rules import RulesConfig, read_records
 
 
@@ -189,6 +197,25 @@ def test_a_pool_with_a_spec_twice_is_refused_before_any_game(monkeypatch):
     monkeypatch.setattr(ratings, "run_match", lambda *a, **k: pytest.fail("played a match"))
     with pytest.raises(ValueError, match="'random' is in the pool twice; give each agent once"):
         rate_agents(RulesConfig(num_players=2), ["random", "greedy", "random"], games=2)
+
+
+def test_a_pool_member_that_cannot_sit_at_the_game_is_refused_before_any_match(monkeypatch):
+    """A 2-player policy in a 3-player pool used to fail at its first match, after the matches before it."""
+    import allfives_env.arena.ratings as ratings
+
+    monkeypatch.setattr(ratings, "run_match", lambda *a, **k: pytest.fail("played a match"))
+    with pytest.raises(ValueError, match=r"^'checkpoints/ppo_2p.pt' was trained for 2 players; this game has 3$"):
+        rate_agents(RulesConfig(num_players=3), ["random", "greedy", "heuristic", "ppo:checkpoints/ppo_2p.pt"],
+                    games=3)
+
+
+def test_a_match_seats_each_spec_before_any_game(monkeypatch):
+    import allfives_env.arena.match as match
+
+    monkeypatch.setattr(match, "_play_deals", lambda *a, **k: pytest.fail("played a game"))
+    with pytest.raises(ValueError, match="was trained for 4 players; this game has 2"):
+        run_match(RulesConfig(num_players=2), ["greedy", "ppo:checkpoints/ppo_4p.pt"], games=2, workers=2)
+    check_agents(RulesConfig(num_players=4), ["greedy", "ppo:checkpoints/ppo_4p.pt", RandomAgent()])  # fits: passes
 
 
 @pytest.mark.parametrize("seed", [-1, None, 2.5, True])
