@@ -28,8 +28,9 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from allfives_env.arena.outputs import check_output_folder  # noqa: E402
+from allfives_env.arena.outputs import check_can_make_folder  # noqa: E402
 from allfives_env.integrations.run_args import check_run_args  # noqa: E402
+from training.run_folder import run_files_in  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PY = sys.executable
@@ -52,8 +53,12 @@ def run(cmd, log):
                            f"{done.returncode}: {last} (whole output: {log})")
 
 
+def ours_run_dir(out) -> str:
+    return os.path.join(out, "ours_run")
+
+
 def ours(minutes, out, games):
-    run_dir = os.path.join(out, "ours_run")
+    run_dir = ours_run_dir(out)
     run([ALLFIVES, "train", "--config", "configs/ppo_2p.yaml", "--run-dir", run_dir, f"max_minutes={minutes}",
          "progress=false", "tensorboard=false", "eval_opponents=[greedy]", "best_metric=greedy"],
         os.path.join(out, "ours.log"))
@@ -129,15 +134,6 @@ def plot(results, path):
     fig.savefig(path, dpi=110)
 
 
-def check_out_folder(folder) -> None:
-    """A ``ValueError`` unless ``folder`` is a writable folder or can be made (its nearest existing
-    ancestor is a writable folder)."""
-    existing = folder
-    while not os.path.exists(existing):
-        existing = os.path.dirname(existing)
-    check_output_folder(existing, f"--out {folder}")
-
-
 def load_results(path) -> dict:
     """The entries of an earlier run's ``baselines.json`` (none when there is no such file)."""
     if not os.path.exists(path):
@@ -159,7 +155,11 @@ def main(argv=None):
     results_path = os.path.join(args.out, "baselines.json")
     try:
         check_run_args(args, positive=["minutes", "games"])
-        check_out_folder(args.out)
+        check_can_make_folder(args.out, "--out")
+        held = run_files_in(ours_run_dir(args.out)) if "ours" in args.only and not args.plot_only else []
+        if held:  # else the recipe's training refuses it, after the recipes before it have run
+            raise ValueError(f"{ours_run_dir(args.out)} holds an earlier run of the ours recipe ({', '.join(held)}); "
+                             "move it away, or give another --out")
         if args.plot_only and not os.path.exists(results_path):
             raise ValueError(f"--plot-only: {results_path} does not exist; run the recipes first")
     except ValueError as exc:
@@ -182,14 +182,14 @@ def main(argv=None):
         with open(results_path, "w") as f:
             json.dump(results, f, indent=1)
         print(f"{name}: {r['final']['win_rate']:.3f}", file=sys.stderr, flush=True)
-    print(f"| method | library | budget | decisions trained on | vs greedy, {args.games} games [95% CI] | >= 0.60 |")
-    print("| --- | --- | --- | ---: | --- | :---: |")
+    print("| method | library | budget | decisions trained on | vs greedy [95% CI] | games | >= 0.60 |")
+    print("| --- | --- | --- | ---: | --- | ---: | :---: |")
     for r in results.values():
         f = r["final"]
         lo, hi = f["win_rate_ci95"]
         decisions = f"{r['decisions'] / 1e6:.1f} M" if r["decisions"] else "-"
         print(f"| {r['method']} | {r['library']} | {r['minutes']:g} min | {decisions} | {f['win_rate']:.3f} "
-              f"[{lo:.3f}, {hi:.3f}] | {'yes' if f['win_rate'] >= 0.6 else 'no'} |")
+              f"[{lo:.3f}, {hi:.3f}] | {f['games']:,} | {'yes' if f['win_rate'] >= 0.6 else 'no'} |")
     plot(results, os.path.join(args.out, "baselines_curves.png"))
     return 0
 

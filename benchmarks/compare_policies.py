@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from allfives_env.arena import run_match, wilson_interval  # noqa: E402
+from allfives_env.arena import check_agents, run_match, wilson_interval  # noqa: E402
 from allfives_env.integrations.run_args import check_run_args  # noqa: E402
 from allfives_env.rules import RulesConfig  # noqa: E402
 
@@ -122,8 +122,11 @@ def main(argv=None) -> int:
     try:
         agents = parse_agents(args.agents)
         config = RulesConfig(num_players=args.players, **({} if args.target is None else {"target": args.target}))
-        args.specs = [args.opponent, *agents.values()]
-        check_run_args(args, positive=["games", "workers"], specs=["specs"], outputs=["json"])  # before any game
+        check_run_args(args, positive=["games", "workers"], outputs=["json"])  # all before the first game
+        check_agents(config, [args.opponent, *agents.values()])
+        negative = [seed for seed in args.seeds if seed < 0]
+        if negative:
+            raise ValueError(f"--seeds {negative[0]} is not allowed; allowed: non-negative integers")
         result = compare(config, agents, args.opponent, args.seeds, args.games, args.workers)
     except ValueError as exc:
         sys.stderr.write(f"compare_policies: error: {exc}\n")

@@ -135,9 +135,8 @@ def main(argv=None):
     next_eval = 0.0
     while True:
         elapsed = time.perf_counter() - start
-        if not args.eval_every and elapsed >= 60 * args.minutes:
-            break
-        if args.eval_every and (elapsed >= next_eval or elapsed >= 60 * args.minutes):
+        time_is_up = elapsed >= 60 * args.minutes
+        if args.eval_every and (elapsed >= next_eval or time_is_up):  # a curve point, the last one at the end
             result = evaluate(learner, 200, seed=12345)
             curve.append({"seconds": elapsed, "decisions": learner.step_counter, "hands": hands,
                           "win_rate": result["win_rate"], "ci95": result["win_rate_ci95"]})
@@ -145,8 +144,8 @@ def main(argv=None):
                   flush=True)
             next_eval += 60 * args.eval_every
             start += time.perf_counter() - start - elapsed  # evaluation time is not training time
-            if elapsed >= 60 * args.minutes:
-                break
+        if time_is_up:
+            break
         play_hand(env, learner, seat=hands % 2)
         hands += 1
     final = evaluate(learner, args.eval_games, seed=args.eval_seed)

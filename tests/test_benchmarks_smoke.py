@@ -137,7 +137,11 @@ def test_feature_speed_prints_every_input_per_player_count():
     ("sb3_vec_speed.py", ["--opponent", "champion"], "has no batched twin"),
     ("algorithm_baselines.py", ["--minutes", "-1"], "--minutes must be positive, got -1.0"),
     ("algorithm_baselines.py", ["--plot-only", "--out", "{tmp}/none"], "baselines.json does not exist; run the recipes"),
-    ("algorithm_baselines.py", ["--out", "/proc/none"], "--out /proc/none: folder /proc is not writable"),
+    ("algorithm_baselines.py", ["--out", "/proc/none"], "--out '/proc/none' cannot be written: '/proc' is not a writable"),
+    ("compare_policies.py", ["a=greedy", "b=ppo:checkpoints/ppo_4p.pt", "--players", "2", "--seeds", "1"],
+     "'checkpoints/ppo_4p.pt' was trained for 4 players; this game has 2"),
+    ("compare_policies.py", ["a=greedy", "--players", "2", "--seeds", "1", "-1"],
+     "--seeds -1 is not allowed; allowed: non-negative integers"),
 ])
 def test_bad_arguments_are_refused_in_one_line_before_any_work(script, args, message, tmp_path, capsys):
     """Before, some of these played every game and then failed to write, or ended in a traceback."""
@@ -171,9 +175,9 @@ def test_aec_speed_plays_every_entry_once_untimed_before_the_timed_runs(monkeypa
     assert entries == 8 and calls == [module.WARM_UP_SECONDS] * entries + [0.5] * (2 * entries)
 
 
-def _recipe_result(win_rate):
+def _recipe_result(win_rate, games):
     return {"decisions": 1000, "curve": [{"seconds": 30.0, "decisions": 1000, "win_rate": win_rate}],
-            "final": {"win_rate": win_rate, "win_rate_ci95": [win_rate - 0.1, win_rate + 0.1]}}
+            "final": {"win_rate": win_rate, "win_rate_ci95": [win_rate - 0.1, win_rate + 0.1], "games": games}}
 
 
 def test_algorithm_baselines_keeps_other_recipes_and_reads_out_from_the_current_directory(tmp_path, monkeypatch,
@@ -183,17 +187,18 @@ def test_algorithm_baselines_keeps_other_recipes_and_reads_out_from_the_current_
     module = load_script("algorithm_baselines.py")
     out = tmp_path / "rel"
     out.mkdir()
-    earlier = {"method": "DQN", "library": "OpenSpiel", "minutes": 10.0, "wall_seconds": 700.0, **_recipe_result(0.4)}
+    earlier = {"method": "DQN", "library": "OpenSpiel", "minutes": 10.0, "wall_seconds": 700.0, **_recipe_result(0.4, 2000)}
     (out / "baselines.json").write_text(json.dumps({"dqn": earlier}))
     seen = []
     monkeypatch.setitem(module.RECIPES, "sb3", ("MaskablePPO", "sb3-contrib",
-                                                lambda minutes, folder, games: seen.append(folder) or _recipe_result(0.7)))
+                                                lambda minutes, folder, games: seen.append(folder) or _recipe_result(0.7, games)))
     monkeypatch.chdir(tmp_path)
-    assert module.main(["--only", "sb3", "--out", "rel", "--minutes", "1"]) == 0
+    assert module.main(["--only", "sb3", "--out", "rel", "--minutes", "1", "--games", "20"]) == 0
     saved = json.loads((out / "baselines.json").read_text())
     assert seen == [str(out)] and saved["dqn"] == earlier and saved["sb3"]["final"]["win_rate"] == 0.7
     table = capsys.readouterr().out
-    assert "| DQN | OpenSpiel |" in table and "| MaskablePPO | sb3-contrib |" in table
+    assert "| DQN | OpenSpiel | 10 min | 0.0 M | 0.400 [0.300, 0.500] | 2,000 |" in table  # each entry's own games
+    assert "| MaskablePPO | sb3-contrib | 1 min | 0.0 M | 0.700 [0.600, 0.800] | 20 |" in table
     assert (out / "baselines_curves.png").read_bytes()[:4] == b"\x89PNG"
 
 
@@ -210,3 +215,15 @@ def test_a_failed_recipe_stops_with_one_line_naming_its_log(tmp_path, monkeypatc
     assert line == (f"algorithm_baselines.py: error: recipe rllib: -c exited with 3: the real cause "
                     f"(whole output: {tmp_path / 'out' / 'failing.log'})")
     assert not (tmp_path / "out" / "baselines.json").exists()
+
+
+def test_algorithm_baselines_refuses_an_earlier_ours_run_before_any_recipe(tmp_path, monkeypatch, capsys):
+    """The training would refuse it only when its turn came, after the recipes listed before it had run."""
+    module = load_script("algorithm_baselines.py")
+    (tmp_path / "ours_run").mkdir()
+    (tmp_path / "ours_run" / "policy.pt").write_bytes(b"")
+    monkeypatch.setitem(module.RECIPES, "sb3", ("m", "l", lambda *a: pytest.fail("ran a recipe")))
+    with pytest.raises(SystemExit) as exit_info:
+        module.main(["--only", "sb3", "ours", "--out", str(tmp_path)])
+    line = capsys.readouterr().err.strip().splitlines()[-1]
+    assert exit_info.value.code == 2 and "holds an earlier run of the ours recipe (policy.pt)" in line

@@ -36,6 +36,7 @@ import numpy as np
 
 from allfives_env.agents.ppo.agent import CheckpointError, PPOAgent, read_checkpoint
 from allfives_env.agents.registry import make_agent, resolve_policy_path
+from allfives_env.arena import check_agents
 from allfives_env.arena.deals import deal_hand
 from allfives_env.arena.game import agent_rng
 from allfives_env.cli import OneLineParser
@@ -421,8 +422,7 @@ def run_label(args) -> int:
 def _check_agents(specs, teacher, rules):
     """Build and seat every agent once, so that a bad spec, or a file for another number of players, fails
     in one line before any game."""
-    for spec in sorted(specs):
-        make_agent(spec).reset(0, rules, np.random.default_rng(0))
+    check_agents(rules, sorted(specs))
     valuer = make_agent(teacher)
     valuer.reset(0, rules, np.random.default_rng(0))
     if not hasattr(valuer, "action_values"):

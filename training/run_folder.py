@@ -7,20 +7,17 @@ import time
 
 import yaml
 
-from allfives_env.arena.outputs import can_create_in
+from allfives_env.arena.outputs import check_can_make_folder
 
 from .config import ConfigError, to_dict
 
 
 def check_can_make(folder, what):
     """Refuse, before any work, a folder that is a file or that cannot be made or written to."""
-    if os.path.exists(folder) and not os.path.isdir(folder):
-        raise ConfigError(f"{what} {folder!r} is a file, not a folder")
-    parent = os.path.abspath(folder)
-    while not os.path.exists(parent):
-        parent = os.path.dirname(parent)
-    if not os.path.isdir(parent) or not os.access(parent, os.W_OK) or not can_create_in(parent):
-        raise ConfigError(f"{what} {folder!r} cannot be written: {parent!r} is not a writable folder")
+    try:
+        check_can_make_folder(folder, what)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 #: What a run writes in its folder: a folder holding one of these holds a run.

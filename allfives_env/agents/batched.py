@@ -113,10 +113,10 @@ class BatchedPolicy(BatchedAgent):
         from .inference import ExclusionTracker
         from .ppo.agent import PPOAgent
         from .ppo.features import PolicyInput
+        from .ppo.policy_file import check_player_count
 
         agent = PPOAgent(path, infer=infer)  # checks the file, the features and the inference option
-        if agent.num_players != venv.num_players:
-            raise ValueError(f"{path!r} was trained for {agent.num_players} players; this env has {venv.num_players}")
+        check_player_count(path, agent.num_players, venv.num_players, where="this env")
         self.name = f"ppo:{path}"
         self._policy = agent.policy
         self._input = PolicyInput(agent.features, venv.num_players, int(venv.config.divisor))

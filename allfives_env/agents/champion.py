@@ -215,10 +215,9 @@ class LeafValues:
 
     def reset(self, config, rng):
         from .ppo.features import PolicyInput
+        from .ppo.policy_file import check_player_count
 
-        if config.num_players != self.rules.num_players:
-            raise ValueError(f"{self.path!r} was trained for {self.rules.num_players} players; "
-                             f"this game has {config.num_players}")
+        check_player_count(self.path, self.rules.num_players, config.num_players)
         n, sides = config.num_players, config.num_sides
         self.worlds = self._worlds or CHAMPION_WORLDS[n]
         self.replies = self._replies or CHAMPION_REPLIES[n]

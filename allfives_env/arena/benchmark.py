@@ -49,11 +49,11 @@ import subprocess
 import numpy as np
 
 from ..agents.batched import check_batched_spec
-from ..agents.registry import make_agent, parse_spec, resolve_policy_path, shipped_file
+from ..agents.registry import parse_spec, resolve_policy_path, shipped_file
 from ..rules.config import RulesConfig
 from .batched import batched_match
 from .deals import hand_deal
-from .match import run_match
+from .match import check_agents, run_match
 from .schedule import deal_seed
 from .stats import wilson_interval
 
@@ -250,8 +250,7 @@ def run_benchmark(spec, num_players: int, quick: bool = False, opponents=None, w
     chosen = list(ladder(num_players) if opponents is None else opponents)
     if opponents is None:
         check_rung_policy(config.num_players)
-    for agent_spec in (spec, *chosen):  # each agent's own checks (a policy for another player count) now, not
-        make_agent(agent_spec).reset(0, config, np.random.default_rng(0))  # after the matches before its own
+    check_agents(config, (spec, *chosen))  # e.g. a policy for another player count: now, not after the matches before it
     reference_deals = REFERENCE_DEALS // 10 if quick else REFERENCE_DEALS
     code = code_version()  # before the matches: a long run's checkout may change while it plays
     rows = []

@@ -49,6 +49,18 @@ def check_output_folder(folder, where, probe=True) -> None:
         raise ValueError(f"{where}: folder {folder} is not writable; give a path in a writable folder")
 
 
+def check_can_make_folder(folder, what) -> None:
+    """A ``ValueError`` (starting with ``what``) unless ``folder`` is a writable folder or can be made:
+    its nearest existing ancestor is a writable folder."""
+    if os.path.exists(folder) and not os.path.isdir(folder):
+        raise ValueError(f"{what} {folder!r} is a file, not a folder")
+    parent = os.path.abspath(folder)
+    while not os.path.exists(parent):
+        parent = os.path.dirname(parent)
+    if not os.path.isdir(parent) or not os.access(parent, os.W_OK) or not can_create_in(parent):
+        raise ValueError(f"{what} {folder!r} cannot be written: {parent!r} is not a writable folder")
+
+
 def can_create_in(folder) -> bool:
     """Whether a file can be created in ``folder``: one is, and removed at once. ``os.access`` alone says
     yes to root everywhere, /proc and read-only mounts included."""

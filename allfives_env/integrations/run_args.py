@@ -25,7 +25,7 @@ def _option(name: str) -> str:
 
 def check_run_args(args, positive=(), at_least_zero=(), specs=(), outputs=(), new_folders=()) -> None:
     """A ``ValueError`` naming the first bad value among ``args``' attributes: ``positive`` numbers
-    (> 0; each of a list), ``at_least_zero`` numbers, agent ``specs`` (a spec or a list of them), output files
+    (> 0), ``at_least_zero`` numbers (each value of a list option), agent ``specs`` (a spec or a list of them), output files
     (``outputs``) and folders a library will create (``new_folders``: their parent must be writable).
     ``None`` (an option not given) passes."""
     for name in positive:
@@ -33,9 +33,9 @@ def check_run_args(args, positive=(), at_least_zero=(), specs=(), outputs=(), ne
             if not value > 0:
                 raise ValueError(f"{_option(name)} must be positive, got {value}")
     for name in at_least_zero:
-        value = getattr(args, name)
-        if value is not None and not value >= 0:
-            raise ValueError(f"{_option(name)} must be at least 0 (0: none), got {value}")
+        for value in _values(getattr(args, name)):
+            if not value >= 0:
+                raise ValueError(f"{_option(name)} must be at least 0 (0: none), got {value}")
     for name in specs:
         value = getattr(args, name)
         for spec in [value] if isinstance(value, str) else value or ():

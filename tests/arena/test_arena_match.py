@@ -204,7 +204,8 @@ def test_a_pool_member_that_cannot_sit_at_the_game_is_refused_before_any_match(m
     import allfives_env.arena.ratings as ratings
 
     monkeypatch.setattr(ratings, "run_match", lambda *a, **k: pytest.fail("played a match"))
-    with pytest.raises(ValueError, match=r"^'checkpoints/ppo_2p.pt' was trained for 2 players; this game has 3$"):
+    with pytest.raises(ValueError, match=r"^'checkpoints/ppo_2p.pt' was trained for 2 players; this game has 3; "
+                       r"allowed: a policy file for 3 players \(shipped: checkpoints/ppo_3p.pt\)$"):
         rate_agents(RulesConfig(num_players=3), ["random", "greedy", "heuristic", "ppo:checkpoints/ppo_2p.pt"],
                     games=3)
 

@@ -46,7 +46,7 @@ def _chromium_paths():
 
 
 @pytest.fixture(scope="module")
-def browser():
+def browser(tmp_path_factory):
     binary, driver = _chromium_paths()
     options = webdriver.ChromeOptions()
     options.binary_location = binary
@@ -54,7 +54,9 @@ def browser():
                  "--disable-background-networking", "--disable-extensions", "--no-first-run",
                  f"--window-size={DESKTOP[0]},{DESKTOP[1]}"):
         options.add_argument(flag)
-    chrome = webdriver.Chrome(service=Service(driver), options=options)
+    # Chromium leaves a singleton-socket folder in TMPDIR on every run: keep it in pytest's own temporary folders
+    chrome_tmp = str(tmp_path_factory.mktemp("chromium"))
+    chrome = webdriver.Chrome(service=Service(driver, env={**os.environ, "TMPDIR": chrome_tmp}), options=options)
     yield chrome
     chrome.quit()
 

@@ -32,6 +32,7 @@ from .policy_file import (  # noqa: F401
     VERSION,
     CheckpointError,
     build_policy,
+    check_player_count,
     load_policy,
     policy_features,
     policy_record,
@@ -173,9 +174,7 @@ class PPOAgent(BaseAgent):
         self._mask = np.zeros((1, NUM_ACTIONS), np.int8)
 
     def reset(self, seat, config, rng):
-        if config.num_players != self.num_players:
-            raise ValueError(f"{self.path!r} was trained for {self.num_players} players; "
-                             f"this game has {config.num_players}")
+        check_player_count(self.path, self.num_players, config.num_players)
         super().reset(seat, config, rng)
         if config not in self._encoders:
             policy_input = PolicyInput(self.features, config.num_players, config.divisor)

@@ -29,6 +29,14 @@ class CheckpointError(ValueError):
     """A checkpoint that cannot be read, or does not fit what it is used for."""
 
 
+def check_player_count(path, trained_for: int, players: int, where: str = "this game") -> None:
+    """A ``ValueError`` in one line unless the policy file ``path``, trained for ``trained_for`` players, is
+    used where ``players`` play."""
+    if trained_for != players:
+        raise ValueError(f"{path!r} was trained for {trained_for} players; {where} has {players}; allowed: a policy "
+                         f"file for {players} players (shipped: checkpoints/ppo_{players}p.pt)")
+
+
 def content_digest(record: dict) -> str:
     """A SHA-256 of everything in ``record`` but its digest: every key, number and string, and
     every tensor's dtype, shape and bytes, in a fixed order. A flipped byte anywhere changes it."""
