@@ -1,10 +1,28 @@
 """Helpers shared by test modules (tests/ is on sys.path through conftest.py)."""
 
+import importlib.util
+import sys
+from pathlib import Path
+
 import numpy as np
 
 from allfives_env.rules import Game, RulesConfig
 from allfives_env.rules.actions import DRAW
 from allfives_env.rules.tiles import mask_to_tiles, tile_index
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def load_script(relative_path):
+    """A script of ``examples/`` or ``benchmarks/`` (``relative_path`` from the checkout's root) as a module,
+    its folder on the path as when it is run (vector_speed imports aec_speed)."""
+    path = ROOT / relative_path
+    if str(path.parent) not in sys.path:
+        sys.path.insert(0, str(path.parent))
+    spec = importlib.util.spec_from_file_location(f"script_{path.stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def deal_with(num_players, first_hands, leader=0, boneyard=None, **rules):

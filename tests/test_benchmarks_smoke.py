@@ -1,26 +1,19 @@
 """The benchmark scripts run and print their tables (tiny budgets; speed itself is not tested), and refuse
 bad arguments in one line before any work."""
 
-import importlib.util
 import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from support import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def load_script(name):
-    """A benchmark script as a module (``benchmarks/`` on the path, as when it is run: vector_speed imports
-    aec_speed)."""
-    if str(ROOT / "benchmarks") not in sys.path:
-        sys.path.insert(0, str(ROOT / "benchmarks"))
-    spec = importlib.util.spec_from_file_location(f"benchmark_{name[:-3]}", ROOT / "benchmarks" / name)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def load_benchmark(name):
+    return load_script(f"benchmarks/{name}")
 
 
 def run_script(*args):
@@ -51,11 +44,6 @@ def test_search_speed_prints_both_engines_per_player_count():
 
 
 def test_compare_policies_pairs_deals_and_pools_sets(tmp_path):
-    import json
-
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    from compare_policies import paired_difference
-
     from allfives_env.arena import run_match
     from allfives_env.rules import RulesConfig
 
@@ -74,7 +62,7 @@ def test_compare_policies_pairs_deals_and_pools_sets(tmp_path):
     assert abs(rows["h"]["win_rate"] - sum(per_seed) / 2) < 1e-12
     assert abs(rows["h"]["paired_difference_vs_first"] - (rows["h"]["win_rate"] - 0.5)) < 1e-12
     # the paired interval by hand: per-deal differences 1, 0, 1, 1 (two games per deal)
-    mean, half = paired_difference({1: 2.0, 2: 1.0, 3: 2.0, 4: 2.0}, {1: 0.0, 2: 1.0, 3: 0.0, 4: 0.0}, 2)
+    mean, half = load_benchmark("compare_policies.py").paired_difference({1: 2.0, 2: 1.0, 3: 2.0, 4: 2.0}, {1: 0.0, 2: 1.0, 3: 0.0, 4: 0.0}, 2)
     assert mean == 0.75 and abs(half - 1.959963984540054 * 0.5 / 2) < 1e-12
     bad = subprocess.run([sys.executable, "benchmarks/compare_policies.py", "--seeds", "1", "greedy"], cwd=ROOT,
                          capture_output=True, text=True, timeout=60)
@@ -145,7 +133,7 @@ def test_feature_speed_prints_every_input_per_player_count():
 ])
 def test_bad_arguments_are_refused_in_one_line_before_any_work(script, args, message, tmp_path, capsys):
     """Before, some of these played every game and then failed to write, or ended in a traceback."""
-    main = load_script(script).main
+    main = load_benchmark(script).main
     args = [arg.replace("{tmp}", str(tmp_path)) for arg in args]
     try:
         code = main(args)
@@ -161,7 +149,7 @@ def test_bad_arguments_are_refused_in_one_line_before_any_work(script, args, mes
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")  # PettingZoo's own, importing connect_four_v3
 def test_aec_speed_plays_every_entry_once_untimed_before_the_timed_runs(monkeypatch, capsys):
     """The first game of an entry loads its compiled kernels: timed, it made a one-repeat figure 300x too low."""
-    module = load_script("aec_speed.py")
+    module = load_benchmark("aec_speed.py")
     calls = []
 
     def fake_rate(*args, seconds=None, **kwargs):
@@ -184,7 +172,7 @@ def test_algorithm_baselines_keeps_other_recipes_and_reads_out_from_the_current_
                                                                                           capsys):
     """``--only`` replaces that recipe's entry alone, and a relative ``--out`` is the caller's (the recipes run
     from the checkout's root)."""
-    module = load_script("algorithm_baselines.py")
+    module = load_benchmark("algorithm_baselines.py")
     out = tmp_path / "rel"
     out.mkdir()
     earlier = {"method": "DQN", "library": "OpenSpiel", "minutes": 10.0, "wall_seconds": 700.0, **_recipe_result(0.4, 2000)}
@@ -203,7 +191,7 @@ def test_algorithm_baselines_keeps_other_recipes_and_reads_out_from_the_current_
 
 
 def test_a_failed_recipe_stops_with_one_line_naming_its_log(tmp_path, monkeypatch, capsys):
-    module = load_script("algorithm_baselines.py")
+    module = load_benchmark("algorithm_baselines.py")
 
     def failing(minutes, folder, games):
         module.run([module.PY, "-c", "import sys; print('starting'); print('the real cause'); sys.exit(3)"],
@@ -219,7 +207,7 @@ def test_a_failed_recipe_stops_with_one_line_naming_its_log(tmp_path, monkeypatc
 
 def test_algorithm_baselines_refuses_an_earlier_ours_run_before_any_recipe(tmp_path, monkeypatch, capsys):
     """The training would refuse it only when its turn came, after the recipes listed before it had run."""
-    module = load_script("algorithm_baselines.py")
+    module = load_benchmark("algorithm_baselines.py")
     (tmp_path / "ours_run").mkdir()
     (tmp_path / "ours_run" / "policy.pt").write_bytes(b"")
     monkeypatch.setitem(module.RECIPES, "sb3", ("m", "l", lambda *a: pytest.fail("ran a recipe")))

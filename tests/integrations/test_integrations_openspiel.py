@@ -11,6 +11,7 @@ pyspiel = pytest.importorskip("pyspiel")
 from open_spiel.python import rl_environment
 from open_spiel.python.algorithms import evaluate_bots, ismcts, mcts
 from open_spiel.python.bots import uniform_random
+from support import load_script
 
 import allfives_env
 from allfives_env.env.encoders import make_encoder
@@ -426,14 +427,9 @@ def test_openspiel_refuses_unknown_parameters_and_illegal_actions():
 
 def test_the_dqn_example_trains_and_scores_in_the_arena(tmp_path):
     """examples/openspiel_dqn.py: a learning curve and a final arena match, written as JSON."""
-    import importlib.util
     import json
-    from pathlib import Path
 
-    path = Path(__file__).resolve().parents[2] / "examples" / "openspiel_dqn.py"
-    spec = importlib.util.spec_from_file_location("openspiel_dqn_example", path)
-    example = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(example)
+    example = load_script("examples/openspiel_dqn.py")
     out = tmp_path / "dqn.json"
     summary = example.main(["--minutes", "0.05", "--eval-every", "0.02", "--eval-games", "4", "--hidden", "32",
                             "--json", str(out)])
@@ -452,13 +448,7 @@ def test_the_dqn_example_trains_and_scores_in_the_arena(tmp_path):
 ])
 def test_the_dqn_example_refuses_bad_arguments_before_training(args, message, capsys):
     """--learn-every 2 used to crash inside OpenSpiel after the first evaluation (about 25 s in)."""
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[2] / "examples" / "openspiel_dqn.py"
-    spec = importlib.util.spec_from_file_location("openspiel_dqn_example", path)
-    example = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(example)
+    example = load_script("examples/openspiel_dqn.py")
     with pytest.raises(SystemExit) as exit_info:
         example.parse_args(args)
     assert exit_info.value.code == 2 and message in capsys.readouterr().err.strip().splitlines()[-1]

@@ -4,9 +4,7 @@ self-play iteration on a local Ray cluster through the example script.
 ray is installed by scripts/setup.sh (the ``rllib`` extra): a missing import
 is a failure here, not a skip."""
 
-import importlib.util
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,6 +12,7 @@ import ray  # noqa: F401  (fails, not skips, when the extra is missing)
 import torch
 from gymnasium import spaces
 from ray.rllib.core.columns import Columns
+from support import load_script
 
 from allfives_env import IllegalActionError
 from allfives_env.arena import run_match
@@ -26,7 +25,6 @@ from allfives_env.integrations.rllib import (
 )
 from allfives_env.rules import RulesConfig
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "rllib_selfplay.py"
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::UserWarning")
 
 
@@ -155,9 +153,7 @@ def test_masking_module_only_samples_legal_actions():
 
 
 def test_example_runs_one_selfplay_iteration_on_a_local_cluster(tmp_path):
-    spec = importlib.util.spec_from_file_location("rllib_selfplay_example", EXAMPLE)
-    example = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(example)
+    example = load_script("examples/rllib_selfplay.py")
     out = tmp_path / "run.json"
     summary = example.main(["--iterations", "1", "--batch-size", "256", "--minibatch-size", "128", "--epochs", "1",
                             "--hiddens", "32", "--num-cpus", "1", "--eval-games", "4", "--json", str(out)])
@@ -175,9 +171,7 @@ def test_the_example_runs_unchanged_on_a_two_node_cluster():
     example, given the cluster's --address, spreads its two env runners over both nodes."""
     from ray.cluster_utils import Cluster
 
-    spec = importlib.util.spec_from_file_location("rllib_selfplay_example", EXAMPLE)
-    example = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(example)
+    example = load_script("examples/rllib_selfplay.py")
     cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False})
     try:
         cluster.add_node(num_cpus=1)
@@ -221,9 +215,7 @@ def test_the_illegal_action_reward_is_scaled_like_every_other():
 ])
 def test_the_example_refuses_bad_arguments_in_one_line(args, message, capsys):
     """--players 5 used to start Ray and end in a 68-line traceback."""
-    spec = importlib.util.spec_from_file_location("rllib_selfplay_example", EXAMPLE)
-    example = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(example)
+    example = load_script("examples/rllib_selfplay.py")
     with pytest.raises(SystemExit) as exit_info:
         example.parse_args(args)
     assert exit_info.value.code == 2 and message in capsys.readouterr().err.strip().splitlines()[-1]

@@ -4,26 +4,21 @@ and the example script trains and evaluates through the arena.
 sb3 is installed by scripts/setup.sh (the ``sb3`` extra): a missing import is
 a failure here, not a skip."""
 
-import importlib.util
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
 from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.utils import get_action_masks
+from support import load_script
 
 from allfives_env.integrations import SingleAgentAllFives
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "sb3_maskable_ppo.py"
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning", "ignore::DeprecationWarning")
 
 
 def load_example():
-    spec = importlib.util.spec_from_file_location("sb3_maskable_ppo_example", EXAMPLE)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("examples/sb3_maskable_ppo.py")
 
 
 def test_maskable_ppo_on_dict_observations_never_plays_illegal():
