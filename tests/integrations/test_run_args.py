@@ -1,8 +1,9 @@
-"""The example scripts' argument checks (``allfives_env.integrations.run_args``)."""
+"""The example and benchmark scripts' argument checks (``allfives_env.integrations.run_args``) and the examples' refusals."""
 
 from argparse import Namespace
 
 import pytest
+from support import load_script
 
 from allfives_env.integrations.run_args import check_run_args
 
@@ -42,3 +43,19 @@ def test_each_value_of_a_list_option_is_checked():
     check_run_args(Namespace(sizes=[64, 1024]), positive=["sizes"])
     with pytest.raises(ValueError, match=r"^--sizes must be positive, got -5$"):
         check_run_args(Namespace(sizes=[64, -5]), positive=["sizes"])
+
+
+@pytest.mark.parametrize("script,args,message", [
+    ("openspiel_dqn.py", ["--learn-every", "2"], "--learn-every must be at least 3 (OpenSpiel's DQN fails below), got 2"),
+    ("openspiel_dqn.py", ["--minutes", "0"], "--minutes must be positive, got 0.0"),
+    ("openspiel_dqn.py", ["--json", "/no/such/folder/dqn.json"], "folder /no/such/folder does not exist"),
+    ("rllib_selfplay.py", ["--players", "5"], "invalid choice: 5"),
+    ("rllib_selfplay.py", ["--iterations", "0"], "--iterations must be positive, got 0"),
+])
+def test_the_examples_refuse_bad_arguments_in_one_line(script, args, message, capsys):
+    """--learn-every 2 crashed inside OpenSpiel after the first evaluation (about 25 s in); --players 5 started
+    Ray and ended in a 68-line traceback."""
+    example = load_script(f"examples/{script}")
+    with pytest.raises(SystemExit) as exit_info:
+        example.parse_args(args)
+    assert exit_info.value.code == 2 and message in capsys.readouterr().err.strip().splitlines()[-1]
