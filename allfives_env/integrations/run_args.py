@@ -24,10 +24,10 @@ def _option(name: str) -> str:
 
 
 def check_run_args(args, positive=(), at_least_zero=(), specs=(), outputs=(), new_folders=()) -> None:
-    """A ``ValueError`` naming the first bad value among ``args``' attributes: ``positive`` numbers
-    (> 0), ``at_least_zero`` numbers (each value of a list option), agent ``specs`` (a spec or a list of them), output files
-    (``outputs``) and folders a library will create (``new_folders``: their parent must be writable).
-    ``None`` (an option not given) passes."""
+    """A ``ValueError`` naming the first bad value among ``args``' attributes: ``positive`` numbers (> 0)
+    and ``at_least_zero`` numbers (each value, for a list option), agent ``specs`` (a spec or a list of
+    them), output files (``outputs``) and folders a library will create (``new_folders``: their parent
+    must be writable). ``None`` (an option not given) passes."""
     for name in positive:
         for value in _values(getattr(args, name)):
             if not value > 0:
