@@ -20,7 +20,8 @@ gained since its previous decision, opponents' turns included (the AEC env's
 decision of an episode is added to that decision's step; an episode is a game or a
 hand (``episode=``); there is no truncation; ``illegal_action="penalize"`` answers an
 action that is in ``Discrete(114)`` but not legal with ``illegal_reward`` and the same
-observation (the game is not stepped), ``"raise"`` raises ``ValueError``.
+observation (the game is not stepped) and marks it in ``infos["illegal_action"]``
+((B,) bool), ``"raise"`` raises ``ValueError``.
 
 Auto-reset in the same step (Gymnasium's ``AutoresetMode.SAME_STEP``, SB3's
 convention): where an episode ends, the returned observation is already the next
@@ -80,6 +81,7 @@ class LearnerGames:
         self._rewards = np.zeros(B, np.float32)
         self._pending = np.zeros(B, np.float32)
         self._done = np.zeros(B, np.bool_)
+        self.illegal = np.zeros(B, np.bool_)  # which games' last learner action was illegal (penalized)
         self._final_obs = np.zeros((B, self.observation_size), np.float32)
         self._final_scores = np.zeros((B, self.venv.num_sides), np.float64)
         self._final_outcome = np.zeros(B, np.float32)
@@ -123,6 +125,7 @@ class LearnerGames:
         self._draw_seats(np.ones(self.num_envs, np.bool_))
         self._started = True
         self._pending[:] = 0.0
+        self.illegal[:] = False
         self._done[:] = True  # every game starts an episode: what the opponents gain goes to its first step
         self._play_opponents()
         self._done[:] = False
@@ -131,21 +134,23 @@ class LearnerGames:
     def step(self, actions):
         """One learner decision in every game (``actions`` (B,) ints in 0..113); returns
         ``(out, rewards, terminated)``: the batched env's output at the next learner decisions,
-        each game's reward and whether its episode ended (then see :meth:`final`). All three are
-        buffers that the next call overwrites (the library adapters copy them)."""
+        each game's reward and whether its episode ended (then see :meth:`final`); :attr:`illegal`
+        marks the games whose action was illegal and penalized. All are buffers that the next call
+        overwrites (the library adapters copy them)."""
         if not self._started:
             raise RuntimeError("call reset() before step()")
         actions = self._check_actions(actions)
         out = self.venv.current()
         legal = out.mask[self._all, actions].astype(bool)
         rewards = self._rewards
+        if not legal.all() and self.illegal_action == "raise":
+            b = int(np.flatnonzero(~legal)[0])
+            raise ValueError(f"game {b}: action {int(actions[b])} ({action_name(int(actions[b]))}) is not legal "
+                             f"for the learner; legal now: {self.venv.legal_actions(b)}; no game was stepped")
         rewards[:] = self._pending
         self._pending[:] = 0.0
+        np.logical_not(legal, out=self.illegal)
         if not legal.all():
-            if self.illegal_action == "raise":
-                b = int(np.flatnonzero(~legal)[0])
-                raise ValueError(f"game {b}: action {int(actions[b])} ({action_name(int(actions[b]))}) is not legal "
-                                 f"for the learner; legal now: {self.venv.legal_actions(b)}; no game was stepped")
             rewards[~legal] += self.illegal_reward
             actions = np.where(legal, actions, SKIP)
         self._done[:] = False
@@ -174,7 +179,7 @@ class LearnerGames:
         if actions.shape != (self.num_envs,):
             raise ValueError(f"actions has shape {actions.shape}; expected ({self.num_envs},), one per game")
         if actions.dtype.kind not in "iu":
-            raise ValueError(f"actions has dtype {actions.dtype}; expected integer action ids 0..{NUM_ACTIONS - 1}")
+            raise TypeError(f"actions has dtype {actions.dtype}; expected integer action ids 0..{NUM_ACTIONS - 1}")
         if actions.size and (actions.min() < 0 or actions.max() >= NUM_ACTIONS):
             b = int(np.flatnonzero((actions < 0) | (actions >= NUM_ACTIONS))[0])
             raise ValueError(f"game {b}: action {int(actions[b])} is outside Discrete({NUM_ACTIONS}); "
@@ -287,7 +292,8 @@ class AllFivesVectorEnv(gymnasium.vector.VectorEnv):
         return out.obs.copy()
 
     def _infos(self, out, terminated):
-        infos = {"action_mask": out.mask.astype(bool), "seat": self.games.seat.copy()}
+        infos = {"action_mask": out.mask.astype(bool), "seat": self.games.seat.copy(),
+                 "illegal_action": self.games.illegal.copy()}
         if terminated is not None and terminated.any():
             final_obs, final_scores, final_outcome = self.games.final()
             done = terminated.copy()

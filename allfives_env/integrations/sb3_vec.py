@@ -5,7 +5,8 @@ arguments of :class:`~allfives_env.integrations.gym_vector.LearnerGames` (learne
 seat, opponents, control, illegal actions, env options) and gives SB3 what it
 expects: flat float32 observations, ``dones`` with same-step auto-reset and
 ``infos[i]["terminal_observation"]`` (the learner's last view), plus
-``infos[i]["outcome"]`` and ``["scores"]`` of the ended episode. sb3-contrib's
+``infos[i]["outcome"]`` and ``["scores"]`` of the ended episode, and
+``infos[i]["illegal_action"]`` on every step. sb3-contrib's
 ``MaskablePPO`` finds the masks through ``env_method("action_masks")``; wrap the
 env in ``VecMonitor`` for episode statistics::
 
@@ -63,12 +64,12 @@ class AllFivesVecEnv(VecEnv):
 
     def step_wait(self):
         out, rewards, terminated = self.games.step(self._actions)
-        infos = [{} for _ in range(self.num_envs)]
+        infos = [{"illegal_action": bool(illegal)} for illegal in self.games.illegal]
         if terminated.any():
             final_obs, final_scores, final_outcome = self.games.final()
             for b in np.flatnonzero(terminated):
-                infos[b] = {"terminal_observation": final_obs[b].copy(), "outcome": float(final_outcome[b]),
-                            "scores": final_scores[b].copy(), "TimeLimit.truncated": False}
+                infos[b].update(terminal_observation=final_obs[b].copy(), outcome=float(final_outcome[b]),
+                                scores=final_scores[b].copy(), **{"TimeLimit.truncated": False})
         return out.obs.copy(), rewards.copy(), terminated.copy(), infos
 
     def action_masks(self) -> np.ndarray:

@@ -138,6 +138,9 @@ def test_illegal_actions_are_penalized_or_refused():
     actions[1] = illegal
     obs2, rewards, terminated, _, infos2 = env.step(actions)
     assert rewards[1] == -1.0 and (obs2[1] == obs[1]).all()  # game 1 did not move
+    assert infos2["illegal_action"].tolist() == [False, True, False, False]  # as the single wrapper's info
+    _, _, _, _, infos3 = env.step(lowest_legal(infos2["action_mask"]))
+    assert not infos3["illegal_action"].any()
     strict = AllFivesVectorEnv(4, num_players=2, opponents="greedy", illegal_action="raise")
     _, infos = strict.reset(seed=2)
     actions = lowest_legal(infos["action_mask"])
@@ -148,6 +151,32 @@ def test_illegal_actions_are_penalized_or_refused():
         strict.step(np.full(4, 114))
     with pytest.raises(ValueError, match="shape"):
         strict.step(np.zeros(3, np.int64))
+    with pytest.raises(TypeError, match="actions has dtype float64; expected integer action ids"):  # as VectorAllFives
+        strict.step(actions.astype(float))
+
+
+def test_a_refused_action_loses_no_reward_that_was_waiting():
+    """What the opponents scored before the learner's refused step still reaches its next step:
+    the same rewards as a run that never made the illegal call."""
+    def rewards_over(steps, refuse_at):
+        env = AllFivesVectorEnv(6, num_players=2, opponents="greedy", illegal_action="raise", reward="zero_sum")
+        _, infos = env.reset(seed=5)
+        seen = []
+        for step in range(steps):
+            mask = infos["action_mask"]
+            if step == refuse_at:
+                wrong = lowest_legal(mask)
+                wrong[0] = int(np.flatnonzero(~mask[0])[0])
+                with pytest.raises(ValueError, match="no game was stepped"):
+                    env.step(wrong)
+            _, rewards, _, _, infos = env.step(lowest_legal(mask))
+            seen.append(rewards.copy())
+        return np.array(seen)
+
+    plain = rewards_over(30, refuse_at=None)
+    assert plain.any()
+    for refuse_at in range(30):
+        assert np.array_equal(rewards_over(30, refuse_at), plain), refuse_at
 
 
 def test_action_masks_before_reset_says_reset_first():
@@ -248,8 +277,12 @@ def test_sb3_actions_of_the_wrong_size_are_named_in_the_librarys_words():
     env.reset()
     with pytest.raises(ValueError, match=r"actions has shape \(9,\); expected \(8,\), one per game"):
         env.step(np.zeros(9, np.int64))
-    obs, _, _, _ = env.step(lowest_legal(env.action_masks()).reshape(8, 1))  # SB3's (B, 1) is fine
-    assert obs.shape == (8, 277)
+    obs, _, _, infos = env.step(lowest_legal(env.action_masks()).reshape(8, 1))  # SB3's (B, 1) is fine
+    assert obs.shape == (8, 277) and not any(info["illegal_action"] for info in infos)
+    actions = lowest_legal(env.action_masks())
+    actions[2] = int(np.flatnonzero(~env.action_masks()[2])[0])
+    _, rewards, _, infos = env.step(actions)
+    assert [info["illegal_action"] for info in infos] == [b == 2 for b in range(8)] and rewards[2] == -1.0
 
 
 @pytest.mark.parametrize("module, blocked, words", [
