@@ -140,7 +140,8 @@ def _enforced_agents(wrapper, max_iter):
 
 
 class raw_env(AECEnv):
-    metadata = {"render_modes": ["human", "ansi", "rgb_array"], "name": "allfives_v0", "is_parallelizable": False}
+    metadata = {"render_modes": ["human", "ansi", "rgb_array"], "name": "allfives_v0", "is_parallelizable": False,
+                "render_fps": 2}
 
     def __init__(self, num_players=2, render_mode=None, episode="game", reward="points",
                  encoder="default", auto_forced=False, backend="auto", **rule_options):

@@ -89,7 +89,7 @@ class SingleAgentAllFives(gymnasium.Env):
             ``encoder``, ``auto_forced`` and the rule variants).
     """
 
-    metadata = {"render_modes": ["human", "ansi", "rgb_array"]}
+    metadata = {"render_modes": ["human", "ansi", "rgb_array"], "render_fps": 2}
 
     def __init__(self, num_players=2, learner="random", opponents="random", control="seat", obs="dict",
                  illegal_action="penalize", illegal_reward=-1.0, render_mode=None, **options):

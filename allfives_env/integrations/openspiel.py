@@ -29,8 +29,12 @@ Game parameters (every one has the default shown):
 * ``max_hands`` (0 = auto: ``max(100, 2 * sides * target / 5)``): OpenSpiel
   needs a finite game length, and a hand can end with no points at all (a
   tied block), so a game still unfinished after this many hands ends there
-  and is scored as it stands. No rule of the contract has such a cap; with the
-  auto value it is never reached in practice.
+  and is scored as it stands (:meth:`AllFivesState.hand_cap_reached` says
+  so). No rule of the contract has such a cap. With the auto value and the
+  default scoring it is not reached (random play ends every game within 13
+  hands); with ``hand_scoring="penalty"`` sides can lose points, and random
+  4-player games are long (60 hands on average, 5% past 160, the auto cap
+  with the R3 target), so there the cap ends some of them.
 
 Mapping onto OpenSpiel. Every legality, transition and score is the engine's
 (:class:`~allfives_env.rules.game.Game`); this module only turns the engine's
@@ -191,7 +195,7 @@ def _setup_from(params) -> _Setup:
         raise ValueError(f"players={players!r} is not allowed; allowed: 2, 3 or 4")
     target = check_number("target", params["target"])
     if target != 0 and not is_valid_target(target):
-        raise ValueError(f"target={target!r} is not allowed; allowed: a positive number of points up to "
+        raise ValueError(f"target={params['target']!r} is not allowed; allowed: a positive number of points up to "
                          f"{MAX_TARGET:,}, or 0 for the R3 target")
     config = RulesConfig(num_players=players, hand_size=params["hand_size"], target=target or None,
                          first_leader=params["first_leader"], hand_scoring=params["hand_scoring"],
@@ -341,7 +345,9 @@ class AllFivesState(pyspiel.State):
         return list(self._pos.engine.legal_actions())
 
     def chance_outcomes(self):
-        """Uniform over the seats (leader), the undealt tiles (deal) or the boneyard's tiles (draw)."""
+        """Uniform over the seats (leader), the undealt tiles (deal) or the boneyard's tiles (draw);
+        ``ValueError`` at a decision or at the end (not a chance node)."""
+        _require_chance_node(self._pos, "chance_outcomes()")
         outcomes = _chance_ids(self._pos)
         p = 1.0 / len(outcomes)
         return [(o, p) for o in outcomes]
@@ -361,12 +367,19 @@ class AllFivesState(pyspiel.State):
         """The score sheet: each seat's side score in the chosen ``reward`` mode (see the module docstring)."""
         return _returns(self._pos)
 
+    def hand_cap_reached(self) -> bool:
+        """Whether this state ended a game episode at the ``max_hands`` cap, with no side at the target."""
+        pos = self._pos
+        return pos.phase == OVER and pos.setup.episode == "game" and not pos.engine.game_over
+
     def __str__(self):
         return _state_text(self._pos)
 
     # ---------------------------------------------------------------- moves
     def _apply_action(self, action):
         pos = self._pos
+        if pos.phase == OVER:
+            raise ValueError(f"action {action} is not allowed here: the episode is over (a terminal state)")
         if pos.phase == PLAY:
             _check_in(action, pos.engine.legal_actions(), "legal actions of seat", pos.engine.to_move)
             _play(pos, action)
@@ -403,6 +416,13 @@ def _check_in(action, allowed, what, seat):
     if action not in allowed:
         who = f"{what} {seat}" if seat is not None else what
         raise ValueError(f"action {action} is not allowed here; {who}: {list(allowed)}")
+
+
+def _require_chance_node(pos, call):
+    if pos.phase == OVER:
+        raise ValueError(f"{call} is for chance nodes; this state is terminal")
+    if pos.phase == PLAY:
+        raise ValueError(f"{call} is for chance nodes; this state is a decision of seat {pos.engine.to_move}")
 
 
 def _chance_ids(pos) -> list:

@@ -41,6 +41,14 @@ def test_check_env_passes(kwargs):
     check_env(SingleAgentAllFives(**kwargs), skip_render_check=True)
 
 
+@pytest.mark.parametrize("render_mode", ["ansi", "rgb_array"])
+def test_the_render_check_passes_without_a_render_warning(render_mode, recwarn):
+    check_env(SingleAgentAllFives(render_mode=render_mode))
+    render_warnings = [str(w.message) for w in recwarn if "render" in str(w.message).lower()
+                       and "spec" not in str(w.message)]  # no spec: the env was built without gymnasium.make
+    assert render_warnings == []
+
+
 def test_registered_id_makes_the_wrapper():
     env = gymnasium.make(f"allfives_env.integrations:{ENV_ID}", num_players=3, opponents="greedy", obs="flat")
     assert isinstance(env.unwrapped, SingleAgentAllFives)

@@ -267,6 +267,11 @@ def test_max_hands_caps_a_game():
     state = play(game.new_initial_state(), np.random.default_rng(1))
     assert state.engine.hand_number == 1 and not state.engine.game_over
     assert state.returns() == list(state.engine.scores)
+    assert state.hand_cap_reached()
+    finished = play(load(players=2).new_initial_state(), np.random.default_rng(1))
+    assert finished.engine.game_over and not finished.hand_cap_reached()
+    one_hand = play(load(players=2, episode="hand", max_hands=1).new_initial_state(), np.random.default_rng(1))
+    assert not one_hand.hand_cap_reached()  # a hand episode ends by its own rule, not at the cap
 
 
 # ------------------------------------------------------------------ observations
@@ -405,10 +410,10 @@ def test_dqn_trains_a_few_episodes_on_rl_environment():
     ({"hand_size": "huge"}, r"hand_size='huge' is not allowed; allowed: \['standard'"),
     ({"episode": "match"}, r"episode='match' is not allowed; allowed: \['game', 'hand'\]"),
     ({"reward": "money"}, r"reward='money' is not allowed; allowed: \['points', 'zero_sum', 'win'\]"),
-    ({"target": -5}, r"target=-5.0 is not allowed"),
+    ({"target": -5}, r"target=-5 is not allowed"),
     ({"max_hands": -1}, r"max_hands=-1 is not allowed"),
     ({"max_hands": 10 ** 8}, r"max_hands=100000000 is not allowed; allowed: a whole number from 1 to 1,000,000"),
-    ({"target": 20000}, r"target=20000.0 is not allowed; allowed: a positive number of points up to 10,000, or 0 "
+    ({"target": 20000}, r"target=20000 is not allowed; allowed: a positive number of points up to 10,000, or 0 "
                         r"for the R3 target"),
     ({"reward_scale": 0.0}, r"reward_scale=0.0 is not allowed"),
 ])
@@ -423,6 +428,24 @@ def test_openspiel_refuses_unknown_parameters_and_illegal_actions():
     state = load(players=2).new_initial_state()
     with pytest.raises(ValueError, match=r"action 7 is not allowed here; leader chance outcomes: \[0, 1\]"):
         state.apply_action(7)
+
+
+def test_chance_outcomes_and_actions_are_refused_where_they_do_not_exist():
+    """No made-up distribution at a decision or after the end, and no action after the end (as
+    OpenSpiel's own games: chance_outcomes() is for chance nodes)."""
+    rng = np.random.default_rng(3)
+    state = load(players=2, episode="hand").new_initial_state()
+    finish_deal(state, rng)
+    seat = state.current_player()
+    with pytest.raises(ValueError, match=f"^chance_outcomes\\(\\) is for chance nodes; this state is a decision of seat {seat}$"):
+        state.chance_outcomes()
+    play(state, rng)
+    with pytest.raises(ValueError, match=r"^chance_outcomes\(\) is for chance nodes; this state is terminal$"):
+        state.chance_outcomes()
+    returns = state.returns()
+    with pytest.raises(ValueError, match=r"^action 0 is not allowed here: the episode is over"):
+        state.apply_action(0)
+    assert state.is_terminal() and state.returns() == returns
 
 
 def test_the_dqn_example_trains_and_scores_in_the_arena(tmp_path):
