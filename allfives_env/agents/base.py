@@ -10,9 +10,10 @@ action, e.g. a forced draw, is played for it); everything that happened is
 in ``view.events`` anyway.
 
 ``view`` is a :class:`~allfives_env.rules.view.PlayerView`: the seat's own
-hand and the public history only. Scripted and search agents read nothing
-else; learned policies get their observation vector through
-``view.observation(encoder)``. All randomness must come from the ``rng``
+hand and the public history only, as copies (no reference to the game).
+Learned policies get their observation vector through
+``view.observation(encoder)``, which encodes a stand-in game built from the
+view. All randomness must come from the ``rng``
 given to :meth:`reset`, so a seeded arena replays every game exactly.
 
 Agents are built from spec strings by :mod:`allfives_env.agents.registry`.

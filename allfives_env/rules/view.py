@@ -12,20 +12,24 @@ returns a full :class:`Game` that agrees with the view in every public field
 and in the seat's own hand, with the unseen tiles dealt to the other hands and
 the boneyard so that hand sizes and every known lacking suit are respected.
 
-Encoders. A view keeps one private reference to its game so that learned
-policies can be fed the project's observation vectors:
-``view.observation(encoder)`` returns ``encoder(game, seat)``. The encoder
-contract is that an encoder reads **only public fields and the seat's own
-hand** (``game.hands[seat]``); it must never read other hands, the boneyard
-order, or other seats' drawn tiles. Scripted and search agents never touch
-the reference.
+Encoders. Learned policies are fed the project's observation vectors,
+which encoders compute from a :class:`Game`: ``view.observation(encoder)``
+returns ``encoder(game, seat)`` where ``game`` is a stand-in built from the
+view alone (:func:`stand_in_game`): the seat's own hand and every public
+field exact, the other hands filled with unseen tiles in tile order (their
+sizes exact, their contents meaningless). A view holds no reference to the
+real game, so nothing an agent is given can show it a hidden tile or change
+the game. An encoder must read **only public fields and the seat's own
+hand** (``game.hands[seat]``), never other hands' tiles, the boneyard order
+or other seats' drawn tiles; then the stand-in gives exactly the real game's
+observation (tests compare them).
 """
 
 from .actions import DRAW
 from .game import Game
 from .tiles import ALL_TILES_MASK, SUIT_TILES, TILE_SUITS, mask_to_tiles
 
-__all__ = ["PlayerView", "player_view", "public_layout", "sample_world", "unseen_allowed"]
+__all__ = ["PlayerView", "player_view", "public_layout", "sample_world", "stand_in_game", "unseen_allowed"]
 
 
 class PlayerView:
@@ -59,7 +63,7 @@ class PlayerView:
         "lead_tile", "spinner_tile", "spinner_slot", "branches_open", "open_value", "weight",
         "arm_length", "arms", "count", "played_by", "hand_sizes", "boneyard_left",
         "boneyard_size", "bone_pos", "lacks", "events", "must_play", "drawn_this_turn",
-        "legal_actions", "unseen", "_game",
+        "legal_actions", "unseen", "_stand_in",
     )
 
     # The count after a placement reads only the layout, which a view holds.
@@ -75,9 +79,11 @@ class PlayerView:
         return self.lead_tile < 0
 
     def observation(self, encoder):
-        """``encoder(game, seat)``; the encoder must read only public fields and
-        this seat's hand (see the module docstring)."""
-        return encoder(self._game, self.seat)
+        """``encoder(game, seat)`` on this view's :func:`stand_in_game`; the encoder must read only
+        public fields and this seat's hand (see the module docstring)."""
+        if self._stand_in is None:
+            self._stand_in = stand_in_game(self)
+        return encoder(self._stand_in, self.seat)
 
     def key(self) -> tuple:
         """Every information field as one comparable tuple (for tests and caches)."""
@@ -87,12 +93,12 @@ class PlayerView:
         return f"PlayerView(seat={self.seat}, hand={self.hand_tiles}, count={self.count}, scores={self.scores})"
 
 
-_KEY_FIELDS = tuple(name for name in PlayerView.__slots__ if name not in ("_game", "config", "hand_result"))
+_KEY_FIELDS = tuple(name for name in PlayerView.__slots__ if name not in ("_stand_in", "config", "hand_result"))
 
 
 def player_view(game: Game, seat: int) -> PlayerView:
-    """The information set of ``seat`` in ``game`` (copies; the game is not shared
-    except through :meth:`PlayerView.observation`)."""
+    """The information set of ``seat`` in ``game``: copies of what the seat may know, and no
+    reference to ``game``."""
     v = PlayerView.__new__(PlayerView)
     v.config = game.config
     v.num_players = game.num_players
@@ -140,8 +146,28 @@ def player_view(game: Game, seat: int) -> PlayerView:
         if who >= 0:
             played |= 1 << tile
     v.unseen = ALL_TILES_MASK & ~game.hands[seat] & ~played
-    v._game = game
+    v._stand_in = None
     return v
+
+
+def stand_in_game(view: PlayerView) -> Game:
+    """A :class:`Game` built from ``view`` alone, for encoders: the seat's own hand and every public
+    field as in the real game; each other seat holds its public number of the unseen tiles, dealt in
+    tile order (ignoring the suits it is known to lack), and the rest is the boneyard, in tile order.
+    Deterministic and cheap; not a plausible world (that is :func:`sample_world`)."""
+    hands = [0] * view.num_players
+    free = view.unseen
+    for seat in range(view.num_players):
+        if seat == view.seat:
+            hands[seat] = view.hand
+            continue
+        hand = 0
+        for _ in range(view.hand_sizes[seat]):
+            lowest = free & -free
+            hand |= lowest
+            free ^= lowest
+        hands[seat] = hand
+    return _build_game(view, hands, mask_to_tiles(free), view.must_play, None)
 
 
 def unseen_allowed(view: PlayerView, other: int) -> int:
@@ -290,7 +316,7 @@ def _build_game(view, hands, rest, must_play, rng) -> Game:
     g.step_gain = [0.0] * view.num_sides
     g.hands = hands
     drawn = [t for (s, a, t, p, c) in view.events if a == DRAW]
-    g.boneyard = drawn + ([rest[i] for i in rng.permutation(len(rest))] if rest else [])
+    g.boneyard = drawn + (list(rest) if rng is None or not rest else [rest[i] for i in rng.permutation(len(rest))])
     g.bone_pos = view.bone_pos
     g.leader = view.leader
     g.to_move = view.to_move

@@ -137,10 +137,17 @@ def test_public_layout_counts_like_the_game():
                 assert view.count_after(action >> 2, action & 3) == game.count_after(action >> 2, action & 3)
 
 
-def test_observation_hook_passes_game_and_seat():
+def test_observation_hook_passes_a_stand_in_game_and_the_seat():
+    """The encoder gets the seat and a game that agrees with the real one on everything the seat
+    may know (its own hand, the layout, scores, sizes), not the real game."""
     game = _play_random(3, 1, 5)
     view = player_view(game, 2)
-    assert view.observation(lambda g, seat: (g is game, seat)) == (True, 2)
+    stand_in, seat = view.observation(lambda g, s: (g, s))
+    assert seat == 2 and stand_in is not game
+    assert stand_in.hands[2] == game.hands[2] and stand_in.scores == game.scores
+    assert [h.bit_count() for h in stand_in.hands] == [h.bit_count() for h in game.hands]
+    assert (stand_in.count, stand_in.arms, stand_in.played_by) == (game.count, game.arms, game.played_by)
+    assert player_view(stand_in, 2).key() == view.key()
 
 
 @pytest.mark.parametrize("num_players", [2, 3, 4])

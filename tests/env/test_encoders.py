@@ -6,6 +6,7 @@ from support import random_states
 
 from allfives_env.env.encoders import EVENT_FEATURES, DefaultEncoder, HistoryEncoder, default_layout
 from allfives_env.rules import DRAW, Game, RulesConfig, encode
+from allfives_env.rules.view import PlayerView, player_view
 
 
 def one_hot(size, *indices, value=1.0):
@@ -135,6 +136,54 @@ def test_hidden_tiles_never_change_an_observation(num_players, encoder_class):
             np.testing.assert_array_equal(encoder.encode(game, observer), encoder.encode(other, observer))
             checked += changed
     assert checked > 100  # the permutations really moved hidden tiles
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+@pytest.mark.parametrize("encoder_class", [DefaultEncoder, HistoryEncoder])
+def test_a_views_observation_is_the_encoding_of_the_real_game(num_players, encoder_class):
+    """``view.observation`` encodes a stand-in game built from the view alone; for an encoder that
+    reads nothing hidden it is exactly the real game's observation, for every seat (variants too)."""
+    for rules in ({}, {"divisor": 3, "hand_size": "five_each"}):
+        encoder = encoder_class(RulesConfig(num_players=num_players, **rules))
+        checked = 0
+        for game, _ in random_states(num_players, games=3, seed=10 + num_players, **rules):
+            for seat in range(num_players):
+                view = player_view(game, seat)
+                np.testing.assert_array_equal(view.observation(encoder.encode), encoder.encode(game, seat))
+                checked += 1
+        assert checked > 100
+
+
+def test_a_view_reaches_no_hidden_tile_and_cannot_change_the_game():
+    """What an agent is given (the view, and the game its observation() hands an encoder) holds no
+    other hand and no boneyard order, and changing it changes nothing real."""
+    for game, _ in random_states(4, games=2, seed=3):
+        before = (list(game.hands), list(game.boneyard), list(game.scores))
+        view = player_view(game, game.to_move)
+        stand_in = view.observation(lambda g, seat: g)
+        assert stand_in is not game
+        others = [s for s in range(4) if s != view.seat]
+        assert [stand_in.hands[s] for s in others] == [view_fill(view, s) for s in others]
+        assert stand_in.boneyard[stand_in.bone_pos:] == sorted(stand_in.boneyard[stand_in.bone_pos:])
+        stand_in.scores[0] += 100
+        stand_in.hands[(view.seat + 1) % 4] = 0
+        assert (list(game.hands), list(game.boneyard), list(game.scores)) == before
+        assert not any(value is game for value in (getattr(view, name) for name in PlayerView.__slots__))
+
+
+def view_fill(view, seat):
+    """The stand-in's hand of another seat: its public number of the lowest unseen tiles not
+    given to a lower seat (nothing of the real hand)."""
+    free = view.unseen
+    for other in range(view.num_players):
+        if other == view.seat:
+            continue
+        tiles = [t for t in range(28) if free >> t & 1][:view.hand_sizes[other]]
+        hand = sum(1 << t for t in tiles)
+        free &= ~hand
+        if other == seat:
+            return hand
+    raise AssertionError(seat)
 
 
 def test_a_leaking_encoder_would_be_caught():
