@@ -7,7 +7,9 @@ pair and add an entry; :func:`main` does the rest. Errors the user can fix
 (a bad spec, a missing file, a bad player count) raise ``ValueError`` /
 ``OSError`` and end as one line ``allfives <cmd>: error: ...`` with exit
 status 2, no traceback; a flag's wrong value is refused by its argparse type
-with the values allowed. Output paths (``--json``, ``--records``,
+with the values allowed. An agent that fails during a game (it raises, or
+chooses an illegal action) ends as one line too, naming the agent, its seat,
+the deal and the line of its code that raised, with exit status 1. Output paths (``--json``, ``--records``,
 ``--record``, ``record --out``) are checked before the work that fills them.
 """
 
@@ -21,6 +23,7 @@ import sys
 from .rules.config import MAX_TARGET, RulesConfig, is_valid_target
 
 USAGE_ERROR = 2
+AGENT_FAILED = 1  # an agent raised or chose an illegal action during a game: one line too, naming it
 #: The optional dependencies a command may import, and the extra (pyproject.toml) that installs each.
 EXTRA_OF_MODULE = {"torch": "train", "tensorboard": "train", "matplotlib": "train", "uvicorn": "web",
                    "starlette": "web", "stable_baselines3": "sb3", "sb3_contrib": "sb3", "ray": "rllib",
@@ -566,7 +569,7 @@ def main(argv=None) -> int:
         return args._run(args)
     except ValueError as exc:
         sys.stderr.write(f"{args._prog}: error: {exc}\n")
-        return USAGE_ERROR
+        return AGENT_FAILED if _is_agent_failure(exc) else USAGE_ERROR
     except ModuleNotFoundError as exc:
         extra = EXTRA_OF_MODULE.get((exc.name or "").split(".")[0])
         if extra is None:
@@ -581,6 +584,14 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write(f"{args._prog}: interrupted\n")
         return 130
+
+
+def _is_agent_failure(exc) -> bool:
+    if "allfives_env.arena.game" not in sys.modules:  # no game was played, so no agent failed in one
+        return False
+    from .arena.game import AgentError
+
+    return isinstance(exc, AgentError)
 
 
 if __name__ == "__main__":

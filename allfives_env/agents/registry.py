@@ -21,6 +21,9 @@ the "spawn" start method, register in an imported module).
 import importlib
 import inspect
 import os
+import re
+import sys
+import traceback
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -59,6 +62,7 @@ BUILTIN_AGENTS = {
 _EXTRAS = {"openspiel": "openspiel"}
 _REGISTERED = {}
 _TRUE_WORDS, _FALSE_WORDS = ("true", "yes"), ("false", "no")
+_LATER_OPTION = re.compile(r":\s*[A-Za-z_]\w*\s*=")  # a value that holds ":key=": a second option after a ':'
 
 
 def register_agent(name: str, factory: Callable, takes_path: bool = False, help: str = "") -> None:
@@ -188,15 +192,52 @@ def _user_class(name, spec, options):
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
-        raise ValueError(f"unknown agent spec {spec!r}: cannot import module {module_name!r} ({exc}); "
+        raise ValueError(f"unknown agent spec {spec!r}: cannot import module {module_name!r} ({exc}){_path_hint(exc)}; "
                          f"allowed: {allowed_specs_text()}") from None
+    except Exception as exc:  # the module's own code failed (a SyntaxError, an error at import time)
+        raise ValueError(f"agent spec {spec!r}: importing {module_name!r} failed: {describe_failure(exc)}") from exc
     cls = getattr(module, cls_name, None)
     if not inspect.isclass(cls):
         what = "has no" if cls is None else "has no class named"
         raise ValueError(f"unknown agent spec {spec!r}: module {module_name!r} {what} {cls_name!r} "
                          "(module:Class names an agent class)")
     _check_options(name, cls, options, spec)
-    return cls(**options)
+    try:
+        return cls(**options)
+    except Exception as exc:  # a required argument not given, an option value the class refuses, ...
+        raise ValueError(f"agent spec {spec!r}: {cls_name}(...) failed: {describe_failure(exc)}") from exc
+
+
+def _path_hint(exc) -> str:
+    """Where a user's module was looked for, when it is in the working folder but that is not searched
+    (the ``allfives`` command, unlike ``python -m``, does not put it on the path)."""
+    top = (getattr(exc, "name", None) or "").split(".")[0]
+    here = os.getcwd()
+    if not top or here in sys.path or "" in sys.path:
+        return ""
+    if os.path.exists(os.path.join(here, top)) or os.path.exists(os.path.join(here, f"{top}.py")):
+        return (f"; {top!r} is in the working folder, which this command does not search: run with "
+                "PYTHONPATH=. or install your package")
+    return ""
+
+
+def describe_failure(exc: BaseException, where: bool = True) -> str:
+    """``"KeyError: 'x' (at mybot.py:12)"``: an exception on one line and, with ``where``, the innermost
+    place in the caller's own code (outside the standard library and installed packages) it passed."""
+    text = f"{type(exc).__name__}: {' '.join(str(exc).split())}"
+    place = failure_place(exc) if where else ""
+    return f"{text} (at {place})" if place else text
+
+
+def failure_place(exc: BaseException) -> str:
+    """``"path.py:12"``: see :func:`describe_failure`; empty when the exception has no traceback."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    if isinstance(exc, SyntaxError) and exc.filename:
+        return f"{exc.filename}:{exc.lineno}"
+    library = tuple({sys.prefix, sys.base_prefix, os.path.dirname(os.__file__)})
+    own = [f for f in frames if not f.filename.startswith(library) and "site-packages" not in f.filename]
+    chosen = own[-1] if own else (frames[-1] if frames else None)
+    return f"{chosen.filename}:{chosen.lineno}" if chosen else ""
 
 
 def _check_options(name, factory, options, spec, skip=0):
@@ -224,9 +265,9 @@ def _parse_options(text, allow_positional, spec):
         if not item:
             continue
         key, eq, value = item.partition("=")
-        if eq and ":" in key:  # ppo:PATH:infer=off
+        if eq and (":" in key or _LATER_OPTION.search(value)):  # ppo:PATH:infer=off, Class:a=1:b=2
             raise ValueError(f"cannot read {item!r} in agent spec {spec!r}: options follow a ',', not a ':' "
-                             "(e.g. ppo:PATH,infer=off)")
+                             "(e.g. ppo:PATH,infer=off or module:Class:a=1,b=2)")
         if not eq:
             if allow_positional and path is None:
                 path = item

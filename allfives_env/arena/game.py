@@ -4,6 +4,8 @@ import time
 
 import numpy as np
 
+from ..agents.registry import describe_failure, failure_place
+from ..rules.actions import check_action_id
 from ..rules.config import RulesConfig
 from ..rules.game import Game
 from ..rules.record import GameRecorder
@@ -11,6 +13,24 @@ from ..rules.view import player_view
 from .deals import deal_hand, seed_list, seeded_rng
 
 AGENT_SEED_TAG = 1_000_003  # keeps the agents' default seeds apart from the deal seeds
+
+
+class AgentError(ValueError):
+    """An agent failed during a game: it raised, or returned what is not a legal action. ``seat`` is
+    where it sat, ``detail`` what went wrong, ``place`` the line of the agent's code that raised, ``who``
+    (when the match knows it) which agent and game."""
+
+    def __init__(self, seat: int, detail: str, place: str = "", who: str = ""):
+        super().__init__(seat, detail, place, who)  # the args, so the error pickles back from a worker
+        self.seat, self.detail, self.place, self.who = seat, detail, place, who
+
+    def __str__(self):
+        at = f" (at {self.place})" if self.place else ""
+        return f"{self.who or f'the agent at seat {self.seat}'} {self.detail}{at}"
+
+
+def _failed(seat, call, exc) -> AgentError:
+    return AgentError(seat, f"failed in {call}: {describe_failure(exc, where=False)}", failure_place(exc))
 
 
 def agent_rng(deal_seed, seat: int) -> np.random.Generator:
@@ -21,18 +41,34 @@ def agent_rng(deal_seed, seat: int) -> np.random.Generator:
 def choose_action(game: Game, agent):
     """``(action, cpu_seconds)``: the next action of the seat to move and the CPU
     time its agent's ``act`` took. A forced step (one legal action) is taken
-    without asking the agent; an illegal choice is a ``ValueError``."""
+    without asking the agent. An agent that raises, or returns what is not
+    one of the legal action ids (an integer; whole floats and one-element
+    arrays pass as the envs take them), is an :class:`AgentError`."""
     legal = game.legal_actions()
     if len(legal) == 1:
         return legal[0], 0.0
     seat = game.to_move
     view = player_view(game, seat)
     start = time.process_time()  # CPU time: robust to a busy machine
-    action = agent.act(view, view.legal_actions)
+    try:
+        action = agent.act(view, view.legal_actions)
+    except Exception as exc:  # an agent is any user class: whatever it raises is its failure
+        raise _failed(seat, "act()", exc) from exc
     seconds = time.process_time() - start
-    if action not in legal:
-        raise ValueError(f"agent at seat {seat} chose an illegal action {action!r}; legal: {list(legal)}")
-    return int(action), seconds
+    action_id = _as_id(seat, action)
+    if action_id not in legal:
+        raise AgentError(seat, f"chose an illegal action {action_id}; legal: {list(legal)}")
+    return action_id, seconds
+
+
+def _as_id(seat, action) -> int:
+    """An agent's answer as an int (any integer, which may still be illegal), or its AgentError."""
+    if isinstance(action, (int, np.integer)) and not isinstance(action, bool):
+        return int(action)
+    try:
+        return check_action_id(action)
+    except ValueError as exc:
+        raise AgentError(seat, f"did not return an action id: {exc}") from None
 
 
 def play_game(config: RulesConfig, agents_by_seat, deal_seed, agent_seeds=None, record=False, max_steps=100000):
@@ -48,7 +84,12 @@ def play_game(config: RulesConfig, agents_by_seat, deal_seed, agent_seeds=None, 
         raise ValueError(f"{len(agents_by_seat)} agents for {n} seats")
     for seat, agent in enumerate(agents_by_seat):
         rng = agent_rng(deal_seed, seat) if agent_seeds is None else seeded_rng(agent_seeds[seat])
-        agent.reset(seat, config, rng)
+        try:
+            agent.reset(seat, config, rng)
+        except ValueError as exc:  # the agent's own words for a game it cannot play
+            raise AgentError(seat, f"cannot play this game: {exc}") from exc
+        except Exception as exc:
+            raise _failed(seat, "reset()", exc) from exc
     game = Game(config)
     recorder = GameRecorder(game) if record else None
     act_seconds = [0.0] * n

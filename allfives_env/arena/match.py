@@ -4,6 +4,7 @@ The schedule is in :mod:`~allfives_env.arena.schedule`, the statistics in
 :mod:`~allfives_env.arena.stats`.
 """
 
+import copy
 import pickle
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -14,7 +15,7 @@ from ..agents.registry import make_agent
 from ..env.options import check_count, check_seed
 from ..rules.config import RulesConfig
 from ..rules.record import write_records
-from .game import play_game
+from .game import AgentError, play_game
 from .outputs import check_output_file
 from .schedule import agent_seeds, deal_seed, num_deals, rotations, seat_agents
 from .stats import GameResult, MatchResult
@@ -24,8 +25,15 @@ def run_match(config: RulesConfig, specs, games: int, seed: int = 0, workers: in
               progress: bool = False, records_path=None) -> MatchResult:
     """Play ``games`` games (rounded up to whole rotations) between one spec per side.
 
-    ``specs`` are spec strings (see :mod:`allfives_env.agents.registry`) or, with
-    ``workers == 1``, agent objects. Results do not depend on ``workers``.
+    ``specs`` are spec strings (see :mod:`allfives_env.agents.registry`) or agent
+    objects (with ``workers > 1``, ones that pickle). A spec builds one agent per
+    seat; an object plays its first seat of a game itself and any other (a
+    4-player partnership, the same object given twice) as a deep copy, so every
+    seat has its own state and generator. Results do not depend on ``workers``;
+    the result and the records name an object by its ``repr`` when its class
+    defines one, else as ``module:Class``. An agent that fails in a game is an
+    :class:`~allfives_env.arena.game.AgentError` naming it, its seat, the deal
+    and the rotation.
     ``records_path``: write every game's record there (JSONL, see
     :mod:`allfives_env.rules.record`)."""
     _check_match(config, specs, games, workers)
@@ -33,8 +41,10 @@ def run_match(config: RulesConfig, specs, games: int, seed: int = 0, workers: in
     if records_path is not None:
         check_output_file(records_path, "records_path", "games.jsonl")  # before the games, not after them
     record = records_path is not None
-    tasks = [(config.to_dict(), list(specs), seed, d, record) for d in range(num_deals(games, config.num_sides))]
-    result = MatchResult(config, list(specs), seed)
+    labels = agent_labels(specs)
+    tasks = [(config.to_dict(), list(specs), labels, seed, d, record)
+             for d in range(num_deals(games, config.num_sides))]
+    result = MatchResult(config, labels, seed)
     bar = _progress_bar(len(tasks) * config.num_sides, progress)
     try:
         for deal_games in _play_deals(tasks, workers):
@@ -62,8 +72,11 @@ def _check_match(config, specs, games, workers):
                          f"agents (one per {'partnership' if config.num_players == 4 else 'player'})")
     check_count("games", games)
     check_count("workers", workers)
+    objects = [spec for spec in specs if not isinstance(spec, str)]
     if workers > 1:
-        _check_picklable([spec for spec in specs if not isinstance(spec, str)], workers)
+        _check_picklable(objects, workers)
+    if config.num_players == 4 or len({id(obj) for obj in objects}) < len(objects):
+        _check_copyable(objects)
     if len(specs) != config.num_sides:
         raise ValueError(
             f"{spec_count(len(specs))} for {config.num_players} players; give {config.num_sides} "
@@ -93,6 +106,42 @@ def _check_picklable(agents, workers):
                              f"pickled ({type(exc).__name__}); allowed: a spec string, or workers=1") from None
 
 
+def _check_copyable(agents):
+    """An object that plays two seats of a game plays the second as a deep copy: one that cannot be
+    copied is refused now."""
+    for agent in agents:
+        try:
+            copy.deepcopy(agent)
+        except Exception as exc:
+            raise ValueError(f"{agent!r} plays more than one seat (a partnership, or given twice), so its other "
+                             f"seats play a deep copy of it, and it cannot be copied ({type(exc).__name__}: {exc}); "
+                             "allowed: a spec string (one agent per seat), or a copyable agent") from None
+
+
+def agent_labels(specs) -> list:
+    """How results and records name each of ``specs``: a spec string as it is; an agent object by its
+    own ``name`` (set on it or its class, not inherited; not ``"agent"``), else its ``repr`` when its class
+    defines one, else ``module:Class``: never a memory address, so a run names it the same way twice.
+    An object whose label an earlier entry has gets `` #2``, `` #3``, ... after it."""
+    labels = []
+    for spec in specs:
+        label = spec if isinstance(spec, str) else _object_label(spec)
+        if not isinstance(spec, str) and label in labels:
+            label = f"{label} #{sum(1 for other in labels if other.split(' #')[0] == label) + 1}"
+        labels.append(label)
+    return labels
+
+
+def _object_label(agent) -> str:
+    cls = type(agent)
+    name = getattr(agent, "__dict__", {}).get("name", cls.__dict__.get("name"))  # its own, not a base class's
+    if isinstance(name, str) and name.strip() and name != "agent":
+        return " ".join(name.split())
+    if cls.__repr__ is not object.__repr__:
+        return " ".join(repr(agent).split())
+    return f"{cls.__module__}:{cls.__qualname__}"
+
+
 def _play_deals(tasks, workers):
     """The games of each deal task, in task order."""
     if workers > 1 and len(tasks) > 1:
@@ -104,40 +153,54 @@ def _play_deals(tasks, workers):
 
 def _play_deal(task):
     """Play every rotation of one deal (runs in a worker process or inline)."""
-    config_dict, specs, seed, deal, record = task
+    config_dict, specs, labels, seed, deal, record = task
     config = RulesConfig(**config_dict)
-    return [_play_rotation(config, specs, seed, deal, r, side_agent, record)
+    return [_play_rotation(config, specs, labels, seed, deal, r, side_agent, record)
             for r, side_agent in enumerate(rotations(config.num_sides))]
 
 
-def _play_rotation(config, specs, seed, deal, rotation, side_agent, record) -> GameResult:
+def _play_rotation(config, specs, labels, seed, deal, rotation, side_agent, record) -> GameResult:
     seat_agent = seat_agents(config, side_agent)
-    agents = [_worker_agent(specs[idx], seat) for seat, idx in enumerate(seat_agent)]
+    agents = _seat_agents(specs, seat_agent)
     start = time.perf_counter()
-    game, hands, act_seconds, rec = play_game(config, agents, deal_seed(seed, deal),
-                                              agent_seeds(config, seed, deal, rotation), record=record)
+    try:
+        game, hands, act_seconds, rec = play_game(config, agents, deal_seed(seed, deal),
+                                                  agent_seeds(config, seed, deal, rotation), record=record)
+    except AgentError as exc:
+        label = labels[seat_agent[exc.seat]]
+        who = f"agent {label!r} (seat {exc.seat}, deal {deal}, rotation {rotation} of the match on seed {seed})"
+        raise AgentError(exc.seat, exc.detail, exc.place, who) from exc.__cause__
     seconds = time.perf_counter() - start
     side_act = [0.0] * config.num_sides
     for seat, secs in enumerate(act_seconds):
         side_act[config.side_of(seat)] += secs
     if rec is not None:
-        rec.update(seats=[_spec_label(specs[idx]) for idx in seat_agent], rotation=rotation, deal=deal)
+        rec.update(seats=[labels[idx] for idx in seat_agent], rotation=rotation, deal=deal)
     return GameResult(deal, rotation, side_agent, tuple(game.scores), tuple(game.winners), hands, seconds,
                       tuple(side_act), rec)
 
 
-_WORKER_AGENTS = {}  # (spec, seat) -> agent: built once per process and match (a policy file loads once)
+_WORKER_AGENTS = {}  # (spec, seat) or (object's index, use) -> agent: built once per process and match
 
 
-def _worker_agent(spec, seat):
-    key = (spec if isinstance(spec, str) else id(spec), seat)
+def _seat_agents(specs, seat_agent) -> list:
+    """The agent of each seat: a spec's own agent for that seat; an object itself at its first seat of
+    the game and a copy of it at each further one."""
+    agents, uses = [], {}
+    for seat, idx in enumerate(seat_agent):
+        spec = specs[idx]
+        if isinstance(spec, str):
+            agents.append(_worker_agent((spec, seat), lambda spec=spec: make_agent(spec)))
+            continue
+        use = uses[id(spec)] = uses.get(id(spec), -1) + 1  # this game's seats of the same object so far
+        agents.append(spec if use == 0 else _worker_agent((idx, use), lambda spec=spec: copy.deepcopy(spec)))
+    return agents
+
+
+def _worker_agent(key, build):
     if key not in _WORKER_AGENTS:
-        _WORKER_AGENTS[key] = make_agent(spec)
+        _WORKER_AGENTS[key] = build()
     return _WORKER_AGENTS[key]
-
-
-def _spec_label(spec) -> str:
-    return spec if isinstance(spec, str) else repr(spec)
 
 
 class _NoBar:

@@ -6,7 +6,7 @@ from itertools import combinations
 import numpy as np
 
 from ..rules.config import RulesConfig
-from .match import check_agents, run_match
+from .match import agent_labels, check_agents, run_match
 
 ELO_SCALE = 400.0 / math.log(10.0)  # Elo points per unit of the logistic strength
 ELO_MEAN = 1500.0
@@ -41,11 +41,12 @@ def rate_agents(config: RulesConfig, specs, games: int, seed: int = 0, workers: 
         pairs += _pairwise_results(group, match)
     ratings, sds = _bradley_terry(len(specs), pairs, prior_sd_elo)
     score, count = _pairwise_totals(len(specs), pairs)
+    labels = agent_labels(specs)
     return {
         "players": config.num_players, "games_per_match": games, "seed": seed,
-        "agents": [{"spec": specs[i], "elo": ratings[i], "elo_sd": sds[i]} for i in range(len(specs))],
+        "agents": [{"spec": labels[i], "elo": ratings[i], "elo_sd": sds[i]} for i in range(len(specs))],
         "matches": [
-            {"specs": [specs[i] for i in group], "agents": m.to_dict()["agents"]} for group, m in matches
+            {"specs": [labels[i] for i in group], "agents": m.to_dict()["agents"]} for group, m in matches
         ],
         "pairwise": {"score": score, "games": count},
     }

@@ -176,8 +176,8 @@ class FailingAgent:
         return legal_actions[0]
 
 
-@pytest.mark.parametrize("how, words", [("raise", "failed: the model file vanished;"),
-                                        ("illegal", "failed: agent at seat 0 chose an illegal action 999;")])
+@pytest.mark.parametrize("how, words", [("raise", "failed in act(): RuntimeError: the model file vanished;"),
+                                        ("illegal", "chose an illegal action 999; legal:")])
 def test_an_agent_that_fails_is_named_in_one_json_line_and_nothing_it_chose_is_played(how, words):
     client, app = _client(agents=("greedy", "random"))
     response = client.post("/api/games", json={"mode": "watch", "agents": ["greedy", "random"], "seed": 1})

@@ -14,6 +14,8 @@ import threading
 import time
 from collections import OrderedDict
 
+from ...agents.registry import describe_failure
+from ...arena.game import AgentError
 from ...rules.actions import DRAW, NUM_ACTIONS, action_name
 from ...rules.record import record_line
 from ..narrate import lead_sentence
@@ -117,8 +119,8 @@ class WebGame:
         except Exception as exc:  # an agent is any user class: whatever it raises ends its turn here
             _log.warning("the agent at seat %d (%s) failed in game %s", seat, self.seat_specs[seat], self.id,
                          exc_info=True)  # the traceback, for its author, goes to the server's log
-            detail = " ".join(str(exc).split()) or type(exc).__name__
-            raise RequestError(f"the agent at seat {seat} ({self.seat_specs[seat]}) failed: {detail[:300]}; "
+            detail = exc.detail if isinstance(exc, AgentError) else f"failed: {describe_failure(exc, where=False)}"
+            raise RequestError(f"the agent at seat {seat} ({self.seat_specs[seat]}) {detail[:300]}; "
                                "this game cannot go on with it, start a new one", 500) from None
 
     def _step(self, action):

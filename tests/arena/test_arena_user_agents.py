@@ -1,0 +1,203 @@
+"""A user's own agents in the arena: objects at several seats, how they are named, and agents that fail
+(one line naming the agent and the game, from run_match and from the command line)."""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from allfives_env.agents.base import BaseAgent
+from allfives_env.agents.random_agent import RandomAgent
+from allfives_env.arena import run_match
+from allfives_env.arena.game import AgentError
+from allfives_env.arena.match import agent_labels
+from allfives_env.rules import RulesConfig
+
+
+def scores(match):
+    return [game.scores for game in match.games]
+
+
+class SeatKeeper(BaseAgent):
+    """Random, and it checks that it is asked only for the seat it was last reset for."""
+
+    def act(self, view, legal_actions):
+        assert view.seat == self.seat, (view.seat, self.seat)
+        return legal_actions[int(self.rng.integers(len(legal_actions)))]
+
+
+class Failing(BaseAgent):
+    """Plays the first legal action until its ``after``-th choice, then fails as ``how`` says."""
+
+    def __init__(self, how="raise", after=3):
+        super().__init__()
+        self.how, self.after, self.calls = how, after, 0
+
+    def act(self, view, legal_actions):
+        self.calls += 1
+        if self.calls < self.after:
+            return legal_actions[0]
+        if self.how == "raise":
+            raise KeyError("no such weight")
+        return {"illegal": 999, "none": None, "half": 2.5, "array": np.array([legal_actions[0]])}[self.how]
+
+
+# ---------------------------------------------------------------- objects at several seats
+def test_an_object_playing_a_partnership_plays_the_games_of_its_spec():
+    """4 players: the object sits at both seats of its side; each seat gets its own copy, reset for its
+    seat with its own generator, so the games are those of the spec string."""
+    config = RulesConfig(num_players=4)
+    by_spec = run_match(config, ["random", "greedy"], games=8, seed=3)
+    by_object = run_match(config, [RandomAgent(), "greedy"], games=8, seed=3)
+    assert scores(by_object) == scores(by_spec)
+    run_match(config, [SeatKeeper(), SeatKeeper()], games=4, seed=1)  # each copy acts only for its seat
+
+
+def test_the_same_object_given_twice_plays_as_two_agents():
+    config = RulesConfig(num_players=2)
+    agent = RandomAgent()
+    assert scores(run_match(config, [agent, agent], games=6, seed=5)) == scores(
+        run_match(config, ["random", "random"], games=6, seed=5))
+
+
+def test_an_object_that_cannot_be_copied_is_refused_before_a_game_when_it_needs_a_copy():
+    class Uncopyable(RandomAgent):
+        def __deepcopy__(self, memo):
+            raise TypeError("holds a device handle")
+
+    with pytest.raises(ValueError, match=r"plays more than one seat .* cannot be copied \(TypeError: holds a "
+                                         r"device handle\); allowed: a spec string"):
+        run_match(RulesConfig(num_players=4), [Uncopyable(), "greedy"], games=2)
+    run_match(RulesConfig(num_players=2), [Uncopyable(), "greedy"], games=2)  # one seat: no copy needed
+
+
+# ---------------------------------------------------------------- names
+def test_objects_are_named_without_memory_addresses_and_told_apart():
+    class Plain:
+        def reset(self, seat, config, rng):
+            pass
+
+        def act(self, view, legal_actions):
+            return legal_actions[0]
+
+    labels = agent_labels([Plain(), Plain(), RandomAgent(), "random", "greedy"])
+    plain = f"{__name__}:test_objects_are_named_without_memory_addresses_and_told_apart.<locals>.Plain"
+    assert labels == [plain, f"{plain} #2", "random", "random", "greedy"]  # an object's name: BaseAgent.name
+    match = run_match(RulesConfig(num_players=2), [Plain(), Plain()], games=2, seed=0)
+    assert [row["spec"] for row in match.to_dict()["agents"]] == [plain, f"{plain} #2"]
+    assert "0x" not in json.dumps(match.to_dict())
+
+
+# ---------------------------------------------------------------- agents that fail
+@pytest.mark.parametrize("how, words", [
+    ("raise", "failed in act(): KeyError: 'no such weight' (at "),
+    ("illegal", "chose an illegal action 999; legal: ["),
+    ("none", "did not return an action id: action None is not an integer; allowed: integers 0..113"),
+    ("half", "did not return an action id: action 2.5 is not an integer"),
+])
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_failing_agent_is_one_error_naming_it_and_the_game(how, words, workers):
+    with pytest.raises(AgentError) as caught:
+        run_match(RulesConfig(num_players=2), [Failing(how), "greedy"], games=8, seed=4, workers=workers)
+    message = str(caught.value)
+    assert message.startswith(f"agent '{__name__}:Failing' (seat ")
+    assert "deal 0, rotation 0 of the match on seed 4)" in message and words in message and "\n" not in message
+    if how == "raise":
+        assert f"{os.path.basename(__file__)}:" in message  # the line of the agent's code that raised
+
+
+def test_a_one_element_array_is_an_action_as_the_envs_take_it():
+    match = run_match(RulesConfig(num_players=2), [Failing("array", after=1), "greedy"], games=2, seed=0)
+    assert len(match.games) == 2
+
+
+def test_an_agent_that_fails_in_reset_is_named():
+    class BadReset(RandomAgent):
+        def reset(self, seat, config, rng):
+            raise RuntimeError("no GPU")
+
+    with pytest.raises(AgentError, match=r"BadReset' \(seat 0, deal 0, rotation 0 .*\) failed in reset\(\): "
+                                         r"RuntimeError: no GPU \(at "):
+        run_match(RulesConfig(num_players=2), [BadReset(), "greedy"], games=2)
+
+
+# ---------------------------------------------------------------- the user's class from the command line
+AGENT_MODULE = """
+from allfives_env.agents.base import BaseAgent
+
+
+class Lowest(BaseAgent):
+    def __init__(self, prefer="low"):
+        super().__init__()
+        if prefer not in ("low", "high"):
+            raise ValueError(f"prefer={prefer!r}; allowed: low, high")
+        self.prefer = prefer
+
+    def act(self, view, legal_actions):
+        return min(legal_actions) if self.prefer == "low" else max(legal_actions)
+
+
+class Raises(Lowest):
+    def act(self, view, legal_actions):
+        return {}["weights"]
+
+
+class NeedsPath(Lowest):
+    def __init__(self, model_path):
+        super().__init__()
+"""
+
+
+@pytest.fixture
+def user_module(tmp_path):
+    (tmp_path / "mybots.py").write_text(textwrap.dedent(AGENT_MODULE))
+    return tmp_path
+
+
+def allfives(folder, *argv, pythonpath=True):
+    env = {**os.environ, "PYTHONPATH": str(folder) if pythonpath else ""}
+    script = "import sys; from allfives_env.cli import main; sys.exit(main(sys.argv[1:]))"
+    # run as the console script does: the working folder is not on sys.path (python -c puts '' there)
+    code = f"import sys; sys.path = [p for p in sys.path if p != '']; {script}"
+    return subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, cwd=folder, env=env,
+                          timeout=120)
+
+
+def one_line(proc, status):
+    assert proc.returncode == status, (proc.stdout, proc.stderr)
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
+    return lines[0]
+
+
+def test_the_users_class_plays_and_its_failures_are_one_line(user_module):
+    ok = allfives(user_module, "eval", "--players", "2", "--agents", "mybots:Lowest:prefer=high", "greedy",
+                  "--games", "4", "--json", "out.json")
+    assert ok.returncode == 0, ok.stderr
+    assert json.loads((user_module / "out.json").read_text())["agents"][0]["spec"] == "mybots:Lowest:prefer=high"
+    raised = one_line(allfives(user_module, "eval", "--agents", "mybots:Raises", "greedy", "--games", "4",
+                               "--json", "failed.json"), 1)
+    assert raised.startswith("allfives eval: error: agent 'mybots:Raises' (seat ")
+    assert "failed in act(): KeyError: 'weights' (at " in raised and "mybots.py:" in raised
+    assert not (user_module / "failed.json").exists()  # nothing half written
+    needs = one_line(allfives(user_module, "eval", "--agents", "mybots:NeedsPath", "greedy"), 2)
+    assert "agent spec 'mybots:NeedsPath': NeedsPath(...) failed: TypeError:" in needs and "model_path" in needs
+    refused = one_line(allfives(user_module, "eval", "--agents", "mybots:Lowest:prefer=mid", "greedy"), 2)
+    assert "prefer='mid'; allowed: low, high" in refused and "mybots:Lowest:prefer=mid" in refused
+    colon = one_line(allfives(user_module, "eval", "--agents", "mybots:Lowest:prefer=high:extra=1", "greedy"), 2)
+    assert "options follow a ','" in colon
+
+
+def test_a_module_in_the_working_folder_says_how_to_find_it(user_module):
+    line = one_line(allfives(user_module, "eval", "--agents", "mybots:Lowest", "greedy", pythonpath=False), 2)
+    assert "cannot import module 'mybots'" in line and "PYTHONPATH=." in line
+
+
+def test_a_module_that_fails_on_import_is_one_line(tmp_path):
+    (tmp_path / "broken.py").write_text("raise RuntimeError('config file missing')\n")
+    line = one_line(allfives(tmp_path, "eval", "--agents", "broken:Bot", "greedy"), 2)
+    assert "agent spec 'broken:Bot': importing 'broken' failed: RuntimeError: config file missing (at " in line
