@@ -109,14 +109,12 @@ class BatchedHeuristic(BatchedAgent):
 class BatchedPolicy(BatchedAgent):
     """``ppo:PATH``: the policy's most likely legal action in every row, the network in numpy."""
 
-    def __init__(self, venv, path, infer=None):
+    def __init__(self, venv, path, infer=None, any_rules=False):
         from .inference import ExclusionTracker
         from .ppo.agent import PPOAgent
         from .ppo.features import PolicyInput
-        from .ppo.policy_file import check_player_count
-
-        agent = PPOAgent(path, infer=infer)  # checks the file, the features and the inference option
-        check_player_count(path, agent.num_players, venv.num_players, where="this env")
+        agent = PPOAgent(path, infer=infer, any_rules=any_rules)  # checks the file, features and options
+        agent.reset(0, venv.config, None)  # the player count and, unless any_rules, the scoring rules
         self.name = f"ppo:{path}"
         self._policy = agent.policy
         self._input = PolicyInput(agent.features, venv.num_players, int(venv.config.divisor))
@@ -200,14 +198,16 @@ def check_batched_spec(spec) -> tuple:
     from .registry import parse_spec
 
     name, path, options = parse_spec(spec) if isinstance(spec, str) else (None, None, {})
-    if (name in ("random", "greedy", "heuristic") and not options) or (name == "ppo" and set(options) <= {"infer"}):
+    if (name in ("random", "greedy", "heuristic") and not options) or (
+            name == "ppo" and set(options) <= {"infer", "any_rules"}):
         return name, path, options
     if name == "search" and options.get("engine") == "compiled" and set(options) <= {"engine", "samples"}:
         if "samples" in options:  # the arena's search checks it when built; this twin is built elsewhere
             check_count("samples", options["samples"], maximum=MAX_SAMPLES)
         return name, path, options
     raise ValueError(f"agent {spec!r} has no batched twin; allowed: {', '.join(BATCHED_SPECS)} "
-                     "(ppo takes infer=greedy|off; other specs play through the arena or the single-game wrapper)")
+                     "(ppo takes infer=greedy|off and any_rules=true|false; other specs play through the arena or the "
+                     "single-game wrapper)")
 
 
 def make_batched_agent(spec, venv, seed=0) -> BatchedAgent:
@@ -216,7 +216,7 @@ def make_batched_agent(spec, venv, seed=0) -> BatchedAgent:
         return spec
     name, path, options = check_batched_spec(spec)
     if name == "ppo":
-        return BatchedPolicy(venv, path, infer=options.get("infer"))
+        return BatchedPolicy(venv, path, infer=options.get("infer"), any_rules=options.get("any_rules", False))
     if name == "search":
         return BatchedSearch(venv, seed, samples=options.get("samples"))
     return {"random": lambda: BatchedRandom(venv, seed), "greedy": lambda: BatchedGreedy(venv),

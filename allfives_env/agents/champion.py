@@ -45,7 +45,7 @@ from ..compiled.rules import apply_action, deal_random
 from ..compiled.state import F_TARGET, GAME_OVER, HAND_OVER, NUM_FIELDS, OPTS, TO_MOVE, WINNERS, kernel_config
 from ..compiled.step import play_forced
 from ..env.encoders import default_layout
-from ..env.options import check_count, check_number
+from ..env.options import check_bool, check_count, check_number
 from ..rules.actions import DRAW, NUM_ACTIONS
 from ..vector.batched import make_rng_state
 from .hand_reading import HandReader
@@ -213,11 +213,14 @@ class LeafValues:
         self.legal, self.tiles, self.no_forbid = np.zeros(DRAW, np.int64), np.zeros(28, np.int64), np.zeros(4, np.int64)
         self.no_bank = None  # set by reset: an empty bank of worlds (each trial draws its own)
 
-    def reset(self, config, rng):
+    def reset(self, config, rng, any_rules=False):
         from .ppo.features import PolicyInput
-        from .ppo.policy_file import check_player_count
+        from .ppo.policy_file import check_player_count, check_rules
 
-        check_player_count(self.path, self.rules.num_players, config.num_players)
+        if any_rules:
+            check_player_count(self.path, self.rules.num_players, config.num_players)
+        else:
+            check_rules(self.path, self.rules, config, "champion:any_rules=true (or value=none, the search alone)")
         n, sides = config.num_players, config.num_sides
         self.worlds = self._worlds or CHAMPION_WORLDS[n]
         self.replies = self._replies or CHAMPION_REPLIES[n]
@@ -323,13 +326,14 @@ class ChampionAgent(SearchAgent):
     ``heuristic``) and ``value_weight`` for the look-ahead;
     ``read`` for how both draw their worlds (hand reading, :mod:`.hand_reading`; default
     :data:`CHAMPION_READ`): ``off``, ``partner`` (the partner's placements alone) or ``heuristic``
-    (every other seat's: an opponent model, so never a default)."""
+    (every other seat's: an opponent model, so never a default); ``any_rules=true`` adds the value
+    file under other scoring rules than it was trained for (refused by default)."""
 
     name = "champion"
     default_samples = CHAMPION_SAMPLES
 
     def __init__(self, samples=None, prior_weight=None, win_value=100.0, value="default", worlds=None,
-                 value_weight=POINTS_PER_RETURN, replies=None, read=None):
+                 value_weight=POINTS_PER_RETURN, replies=None, read=None, any_rules=False):
         if read not in (None,) + READS:
             raise ValueError(f"read={read!r} is not allowed; allowed: 'off', 'partner' (the partner's placements "
                              "read as the heuristic agent's, softened) or 'heuristic' (every other seat's); the "
@@ -343,6 +347,7 @@ class ChampionAgent(SearchAgent):
         self.value_weight = check_number("value_weight", value_weight, minimum=0.0)
         worlds = None if worlds is None else check_count("worlds", worlds, maximum=MAX_SAMPLES)
         self._value_option, self._worlds, self._replies = value, worlds, checked_replies(replies)
+        self.any_rules = check_bool("any_rules", any_rules)
         self._leaf_values = {}
         if value not in ("default", None):  # a given file is checked (and read) now, before any game
             self._leaf_values[None] = LeafValues(resolve_policy_path(str(value)), worlds, replies)
@@ -364,7 +369,7 @@ class ChampionAgent(SearchAgent):
         super().reset(seat, config, rng)
         self.leaf_values = self._leaf_values_for(config.num_players)
         if self.leaf_values is not None:
-            self.leaf_values.reset(config, rng)
+            self.leaf_values.reset(config, rng, self.any_rules)
         n = config.num_players
         self.read = self._read_option or CHAMPION_READ[n]
         self.reader = None

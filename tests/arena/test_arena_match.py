@@ -1,6 +1,7 @@
 """Duplicate deals and seat rotation, records and replay, statistics, ratings."""
 
 import json
+import re
 
 import pytest
 
@@ -223,3 +224,36 @@ def test_a_match_seats_each_spec_before_any_game(monkeypatch):
 def test_a_match_seed_must_be_a_non_negative_integer(seed):
     with pytest.raises(ValueError, match=r"seed=.* is not allowed; allowed: a non-negative integer"):
         run_match(RulesConfig(num_players=2), ["random", "random"], games=2, seed=seed)
+
+
+@pytest.mark.parametrize("rules, differ", [
+    ({"divisor": 3}, "divisor=5; this game has divisor=3"),
+    ({"hand_scoring": "penalty"}, "hand_scoring='bonus'; this game has hand_scoring='penalty'"),
+    ({"hand_size": "five_each", "divisor": 3}, "hand_size='standard', divisor=5; this game has "
+                                               "hand_size='five_each', divisor=3"),
+])
+def test_a_policy_plays_other_scoring_rules_only_when_asked(monkeypatch, rules, differ):
+    """A policy file records its rules; under other scoring rules it loses strength silently (the 2-player
+    file: 0.79 against greedy, 0.66 with divisor=3), so it is refused before any game unless any_rules=true.
+    Another target only sets the game's length, so it plays."""
+    import allfives_env.arena.match as match
+    from allfives_env.agents.batched import make_batched_agent
+    from allfives_env.vector import VectorAllFives
+
+    config = RulesConfig(num_players=2, **rules)
+    with monkeypatch.context() as patched:
+        patched.setattr(match, "_play_deals", lambda *a, **k: pytest.fail("played a game"))
+        with pytest.raises(ValueError, match=rf"^'.*ppo_2p.pt' was trained with {re.escape(differ)}; allowed: a "
+                                             r"policy file trained for these rules, or ppo:PATH,any_rules=true to "
+                                             r"play it anyway$"):
+            run_match(config, ["ppo:checkpoints/ppo_2p.pt", "greedy"], games=2)
+        with pytest.raises(ValueError, match=r"champion:any_rules=true \(or value=none, the search alone\)"):
+            run_match(config, ["champion", "greedy"], games=2)
+        with pytest.raises(ValueError, match=re.escape(differ)):
+            make_batched_agent("ppo:checkpoints/ppo_2p.pt", VectorAllFives(2, num_players=2, **rules))
+    played = run_match(RulesConfig(num_players=2, target=60, **rules),
+                       ["ppo:checkpoints/ppo_2p.pt,any_rules=true", "champion:any_rules=true,samples=8"], games=2)
+    assert len(played.games) == 2
+    make_batched_agent("ppo:checkpoints/ppo_2p.pt,any_rules=true", VectorAllFives(2, num_players=2, **rules))
+    run_match(RulesConfig(num_players=2, target=60, **rules), ["champion:value=none,samples=8", "greedy"], games=2)
+    run_match(RulesConfig(num_players=2, target=60), ["ppo:checkpoints/ppo_2p.pt", "greedy"], games=2)  # a target

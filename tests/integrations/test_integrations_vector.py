@@ -56,7 +56,7 @@ def vector_episodes(num_players, opponents, options, num_envs=12, steps=40, cont
     (3, ["heuristic", "greedy"], {"reward": "zero_sum"}, "seat"),
     (4, "greedy", {"reward": "win", "auto_forced": True}, "seat"),
     (4, ["heuristic", "greedy"], {"reward": "zero_sum"}, "side"),
-    (2, "ppo:checkpoints/ppo_2p.pt", {"reward": "zero_sum", "divisor": 3}, "seat"),
+    (2, "ppo:checkpoints/ppo_2p.pt,any_rules=true", {"reward": "zero_sum", "divisor": 3}, "seat"),
 ])
 def test_the_same_learner_episodes_as_the_single_game_wrapper(num_players, opponents, options, control):
     episodes = vector_episodes(num_players, opponents, options, control=control)

@@ -33,6 +33,7 @@ from .policy_file import (  # noqa: F401
     CheckpointError,
     build_policy,
     check_player_count,
+    check_rules,
     load_policy,
     policy_features,
     policy_record,
@@ -136,12 +137,14 @@ def _load(path):
 
 class PPOAgent(BaseAgent):
     """ppo:PATH: a trained PPO policy (most likely legal action; ``sample=true`` samples; ``infer=greedy``
-    models the opponents as greedy players, off by default)."""
+    models the opponents as greedy players, off by default; ``any_rules=true`` plays it under other
+    scoring rules than it was trained for, which it refuses by default)."""
 
     name = "ppo"
 
-    def __init__(self, path, sample=False, infer="off"):
+    def __init__(self, path, sample=False, infer="off", any_rules=False):
         super().__init__()
+        self.any_rules = check_bool("any_rules", any_rules)
         if infer is None:
             infer = "off"
         if infer not in ("off", "greedy"):
@@ -159,6 +162,7 @@ class PPOAgent(BaseAgent):
         is now, without a file: what training evaluates (with the inputs it trains on)."""
         agent = cls.__new__(cls)
         BaseAgent.__init__(agent)
+        agent.any_rules = False
         agent._setup("<network in memory>", rules, features, NumpyPolicy(net), sample, None)
         return agent
 
@@ -174,7 +178,10 @@ class PPOAgent(BaseAgent):
         self._mask = np.zeros((1, NUM_ACTIONS), np.int8)
 
     def reset(self, seat, config, rng):
-        check_player_count(self.path, self.num_players, config.num_players)
+        if self.any_rules:
+            check_player_count(self.path, self.num_players, config.num_players)
+        else:
+            check_rules(self.path, self.rules, config, "ppo:PATH,any_rules=true")
         super().reset(seat, config, rng)
         if config not in self._encoders:
             policy_input = PolicyInput(self.features, config.num_players, config.divisor)

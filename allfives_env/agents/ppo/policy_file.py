@@ -29,12 +29,30 @@ class CheckpointError(ValueError):
     """A checkpoint that cannot be read, or does not fit what it is used for."""
 
 
-def check_player_count(path, trained_for: int, players: int, where: str = "this game") -> None:
+def check_player_count(path, trained_for: int, players: int) -> None:
     """A ``ValueError`` in one line unless the policy file ``path``, trained for ``trained_for`` players, is
     used where ``players`` play."""
     if trained_for != players:
-        raise ValueError(f"{path!r} was trained for {trained_for} players; {where} has {players}; allowed: a policy "
+        raise ValueError(f"{path!r} was trained for {trained_for} players; this game has {players}; allowed: a policy "
                          f"file for {players} players (shipped: checkpoints/ppo_{players}p.pt)")
+
+
+#: The rule options that change what a move is worth; a policy trained under other values of them plays
+#: only when asked to (``any_rules=true``). The target only sets a game's length, so it may differ.
+SCORING_RULES = ("hand_size", "hand_scoring", "divisor")
+
+
+def check_rules(path, trained, game, allowed_instead: str) -> None:
+    """A ``ValueError`` in one line unless the policy file ``path``, trained under the rules ``trained``
+    (a :class:`RulesConfig`), was trained for this game's player count and :data:`SCORING_RULES`;
+    ``allowed_instead`` names the option that plays it anyway."""
+    check_player_count(path, trained.num_players, game.num_players)
+    differ = [name for name in SCORING_RULES if getattr(trained, name) != getattr(game, name)]
+    if differ:
+        def named(config):
+            return ", ".join(f"{name}={getattr(config, name)!r}" for name in differ)
+        raise ValueError(f"{path!r} was trained with {named(trained)}; this game has {named(game)}; allowed: a "
+                         f"policy file trained for these rules, or {allowed_instead} to play it anyway")
 
 
 def content_digest(record: dict) -> str:
