@@ -192,11 +192,13 @@ class VectorAllFives:
         :meth:`load_state_dict` on an env with the same options continues exactly."""
         return {"games": {name[1:]: getattr(self, name).copy() for name in self.STATE_ARRAYS},
                 "out": {f.name: getattr(self._out, f.name).copy() for f in fields(VectorStep)},
-                "started": bool(self._started)}
+                "started": bool(self._started),
+                "options": {"cfg": self._cfg.copy(), "fcfg": self._fcfg.copy()}}
 
     def load_state_dict(self, state: dict) -> None:
         """Continue from :meth:`state_dict`'s output; a state of other shapes or dtypes (another
-        ``num_envs``, player count or option set) is refused before anything changes."""
+        ``num_envs`` or player count) or of other rules or env options is refused before anything
+        changes (a state saved before the options were recorded is checked by its shapes alone)."""
         try:
             pairs = [(getattr(self, name), state["games"][name[1:]]) for name in self.STATE_ARRAYS]
             pairs += [(getattr(self._out, f.name), state["out"][f.name]) for f in fields(VectorStep)]
@@ -207,9 +209,22 @@ class VectorAllFives:
             if not isinstance(theirs, np.ndarray) or theirs.shape != mine.shape or theirs.dtype != mine.dtype:
                 raise ValueError(f"a VectorAllFives state of another shape: {getattr(theirs, 'shape', theirs)} "
                                  f"{getattr(theirs, 'dtype', '')} where this env holds {mine.shape} {mine.dtype}")
+        self._check_options(state.get("options"))
         for mine, theirs in pairs:
             mine[...] = theirs
         self._started = bool(started)
+
+    def _check_options(self, options):
+        if options is None:
+            return
+        try:
+            same = all(np.array_equal(options[name], getattr(self, f"_{name}")) for name in ("cfg", "fcfg"))
+        except (KeyError, TypeError):
+            same = False
+        if not same:
+            raise ValueError(f"a VectorAllFives state of other rules or options; this env plays {self.config} "
+                             "with its own episode, reward and forced-move options: load a state saved by an env "
+                             "made with the same ones")
 
     def current(self) -> VectorStep:
         """The output buffers as they stand (after reset/step/set_position)."""

@@ -287,3 +287,33 @@ def test_a_bad_seed_is_refused_by_name_and_the_games_are_kept(seed):
     with pytest.raises(ValueError, match=r"seed=.* is not allowed; allowed: None or a non-negative integer"):
         venv.reset(seed=seed)
     assert np.array_equal(venv._st, before[0]) and np.array_equal(venv._rng, before[1])
+
+
+def test_a_saved_state_continues_exactly_and_only_under_the_same_rules_and_options():
+    options = {"num_players": 2, "hand_size": "five_each", "divisor": 3, "target": 60}
+    saved = VectorAllFives(4, **options)
+    out = saved.reset(seed=2)
+    pick = make_rng_state(3, 4)
+    for _ in range(15):
+        out = saved.step(random_legal_actions(out.mask, pick))
+    state = saved.state_dict()
+    twin = VectorAllFives(4, **options)
+    twin.load_state_dict(state)
+    pick_twin = pick.copy()
+    for _ in range(40):
+        a, b = saved.step(random_legal_actions(saved.current().mask, pick)), twin.step(
+            random_legal_actions(twin.current().mask, pick_twin))
+        np.testing.assert_array_equal(a.obs, b.obs)
+        np.testing.assert_array_equal(a.scores, b.scores)
+    for other in ({**options, "hand_size": "standard", "divisor": 5}, {**options, "reward": "zero_sum"},
+                  {**options, "target": 100}):
+        env = VectorAllFives(4, **other)
+        env.reset(seed=0)
+        before = env.state_dict()
+        with pytest.raises(ValueError, match=r"^a VectorAllFives state of other rules or options; this env plays "
+                                             r"RulesConfig\("):
+            env.load_state_dict(state)
+        for name, array in before["games"].items():  # nothing changed
+            np.testing.assert_array_equal(env.state_dict()["games"][name], array)
+    with pytest.raises(ValueError, match="a VectorAllFives state of another shape"):
+        VectorAllFives(5, **options).load_state_dict(state)
