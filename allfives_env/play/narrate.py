@@ -119,7 +119,7 @@ def _bonus_sentence(game, result, names):
     """Who won the hand and what the hand's end scored (R21-R24, V4)."""
     winner = result.winner
     won = "" if winner is None else f"{side_label(game, winner, names)} {_verb(game, winner, names, 'wins')} the hand"
-    if any(p < 0 for p in result.points):  # V4 penalty: everybody pays its pips
+    if game.config.hand_scoring == "penalty":  # V4: no bonus; everybody pays its pips, rounded (maybe to 0)
         paid = ", ".join(f"{side_label(game, s, names)} {format_points(p)}" for s, p in enumerate(result.points))
         return (f"{won}; " if won else "") + f"each side pays its pips: {paid}."
     if winner is not None:

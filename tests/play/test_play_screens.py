@@ -268,3 +268,23 @@ def test_cli_play_with_every_kind_of_wrong_answer_has_no_traceback():
         input="\n0\n99\nabc\n[6|6]\n9|9\n?\n" + "1\n" * 30 + "quit\n", capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0 and "Traceback" not in proc.stderr and proc.stderr == ""
     assert "You left the game" in proc.stdout and "Score sheet" in proc.stdout
+
+
+def test_a_penalty_hand_end_says_each_side_pays_even_when_the_pips_round_to_nothing():
+    """V4 penalty has no bonus: every hand end reads 'each side pays its pips', also when every side's
+    pips round to 0 (it used to say 'wins the hand: the bonus rounds to 0')."""
+    from allfives_env.play.narrate import narrate_hand_end
+
+    rng = np.random.default_rng(0)
+    config = RulesConfig(num_players=2, hand_scoring="penalty", hand_size="five_each")
+    seen = {"zero": 0, "paid": 0}
+    for _ in range(200):
+        game = Game(config)
+        game.start_game(rng)
+        while not game.hand_over:
+            legal = game.legal_actions()
+            game.step(legal[int(rng.integers(len(legal)))])
+        text = " ".join(narrate_hand_end(game, ["you", "rival"]))
+        assert "each side pays its pips" in text and "bonus" not in text, text
+        seen["zero" if all(p == 0 for p in game.hand_result.points) else "paid"] += 1
+    assert seen["zero"] > 0 and seen["paid"] > 0
