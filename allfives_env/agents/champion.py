@@ -48,6 +48,7 @@ from ..env.encoders import default_layout
 from ..env.options import check_bool, check_count, check_number
 from ..rules.actions import DRAW, NUM_ACTIONS
 from ..vector.batched import make_rng_state
+from .greedy import winning_placement
 from .hand_reading import HandReader
 from .registry import resolve_policy_path, shipped_file
 from .search import MAX_SAMPLES, SearchAgent
@@ -376,6 +377,12 @@ class ChampionAgent(SearchAgent):
         # read=partner with 2 or 3 players has no one to read: no reader, so it plays as off
         if self.read == "heuristic" or (self.read == "partner" and n == 4):  # its stream after the others'
             self.reader = HandReader(config.num_sides, int(rng.integers(2 ** 62)), partner_only=self.read == "partner")
+
+    def act(self, view, legal_actions):
+        # A placement that reaches the target wins now. The look-ahead's value of playing on can exceed
+        # a win's return (points plus the win, as the policy was trained), so it is never weighed.
+        winning = winning_placement(view, legal_actions)
+        return winning if winning is not None else super().act(view, legal_actions)
 
     def action_values(self, view, legal_actions) -> list:
         if self.reader is None:

@@ -47,6 +47,16 @@ def greedy_action(state, legal_actions) -> int:
     return best
 
 
+def winning_placement(view, legal_actions):
+    """A placement whose points take the seat's side to the target, which wins the game at once (R25),
+    or None; among several, the greedy choice (:func:`greedy_action`)."""
+    if legal_actions[0] >= DRAW:
+        return None
+    needed = view.target - view.scores[view.side]
+    winning = [a for a in legal_actions if scored_points(view.count_after(a >> 2, a & 3), view.divisor) >= needed]
+    return greedy_action(view, winning) if winning else None
+
+
 class GreedyAgent(BaseAgent):
     """greedy: the placement that scores the most now; ties go to the heavier tile."""
 

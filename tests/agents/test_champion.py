@@ -227,3 +227,27 @@ def test_the_default_value_files_are_the_shipped_ones_whatever_the_working_direc
     champion = make_agent("champion")
     champion.reset(0, RulesConfig(num_players=2), np.random.default_rng(0))
     assert champion.leaf_values.path == str(ROOT / "allfives_env" / "checkpoints" / "ppo_2p.pt")
+
+
+@pytest.mark.parametrize("divisor, start", [(5, 240), (3, 241)])
+def test_the_champion_takes_a_placement_that_wins_the_game_now(divisor, start):
+    """Leading [4|6] (count 10) at 240 of 250, or [3|6] (9) at 241 in All Threes, wins at once (R25); the
+    look-ahead valued playing on higher than a win's return, so the champion used to lead [1|1]."""
+    from allfives_env.agents import make_agent
+    from allfives_env.rules import Game, RulesConfig
+    from allfives_env.rules.actions import action_name
+    from allfives_env.rules.tiles import tile_index as T
+    from allfives_env.rules.view import player_view
+
+    hands = [[T(3, 6), T(4, 6), T(0, 0), T(0, 1), T(0, 2), T(1, 1), T(1, 2), T(2, 2), T(0, 4)],
+             [T(6, 6), T(1, 3), T(1, 4), T(1, 5), T(2, 3), T(2, 4), T(2, 5), T(2, 6), T(0, 3)]]
+    rest = sorted(set(range(28)) - set(hands[0]) - set(hands[1]))
+    config = RulesConfig(num_players=2, divisor=divisor)
+    game = Game(config)
+    game.start_game(np.random.default_rng(0), hands=hands, boneyard=rest, leader=0, scores=[start, 0])
+    view = player_view(game, 0)
+    champion = make_agent("champion" if divisor == 5 else "champion:any_rules=true")
+    champion.reset(0, config, np.random.default_rng(1))
+    action = champion.act(view, view.legal_actions)
+    game.step(action)
+    assert game.game_over and tuple(game.winners) == (0,), action_name(action)
