@@ -205,7 +205,7 @@ def _setup_from(params) -> _Setup:
     if not _is_int(max_hands) or not 0 <= max_hands <= MAX_HANDS:
         raise ValueError(f"max_hands={max_hands!r} is not allowed; allowed: a whole number from 1 to {MAX_HANDS:,}, "
                          "or 0 for auto")
-    if max_hands == 0:  # every hand that scores gives somebody 5 points at least
+    if max_hands == 0:  # room for many hands that score nothing (a tied block) or little (3 points with V5)
         max_hands = max(100, math.ceil(2 * config.num_sides * config.target_points / 5))
     return _Setup(config, check_choice("episode", params["episode"], EPISODES),
                   check_choice("reward", params["reward"], REWARDS), scale, int(max_hands), DefaultEncoder(config))
@@ -213,8 +213,9 @@ def _setup_from(params) -> _Setup:
 
 def game_parameters(config: RulesConfig, **options) -> dict:
     """The ``load_game`` parameters of ``config`` (plus ``options``: episode, reward, ...)."""
+    target = config.target or 0
     params = {"players": config.num_players, "hand_size": config.hand_size,
-              "target": config.target or 0, "first_leader": config.first_leader,
+              "target": int(target) if float(target).is_integer() else target, "first_leader": config.first_leader,
               "hand_scoring": config.hand_scoring, "divisor": config.divisor}
     return {**params, **options}
 

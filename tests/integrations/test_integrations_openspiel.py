@@ -462,3 +462,12 @@ def test_the_dqn_example_trains_and_scores_in_the_arena(tmp_path):
     assert json.loads(out.read_text())["decisions"] == summary["decisions"]
     quiet = example.main(["--minutes", "0.02", "--eval-every", "0", "--eval-games", "2", "--hidden", "16"])
     assert quiet["curve"] == [] and quiet["decisions"] > 0 and quiet["final"]["games"] == 2  # 0: no curve points
+
+
+def test_game_parameters_of_a_config_load_in_pyspiel():
+    """A whole target given as a float (RulesConfig(target=100.0)) is an int parameter, which
+    pyspiel.load_game takes (it refuses a float for an int parameter)."""
+    for config in (RulesConfig(num_players=3, target=100.0, divisor=3), RulesConfig(num_players=2)):
+        params = aos.game_parameters(config, episode="hand")
+        game = load(**params)
+        assert game.get_parameters()["target"] == (config.target or 0) and params["episode"] == "hand"
