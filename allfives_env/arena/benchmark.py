@@ -42,6 +42,7 @@ The protocol (documented for citation on the docs' Benchmark page):
 """
 
 import hashlib
+import importlib.util
 import math
 import os
 import subprocess
@@ -306,14 +307,26 @@ def _git(root, *args):
 
 def candidate_files(spec) -> dict:
     """``{path: sha256 of its bytes}`` of the files a spec names (``ppo:PATH``, ``champion:value=PATH``...),
-    each as the agent reads it (:func:`~allfives_env.agents.registry.resolve_policy_path`), so a scorecard says
-    which file it scored."""
+    each as the agent reads it (:func:`~allfives_env.agents.registry.resolve_policy_path`), and for a
+    ``module:Class`` the module's own source file, so a scorecard says which code and files it scored."""
     if not isinstance(spec, str):
         return {}
-    _, path, options = parse_spec(spec)
+    name, path, options = parse_spec(spec)
     named = [path] + [value for value in options.values() if isinstance(value, str)]
     found = {name: resolve_policy_path(name) for name in named if name}
+    if ":" in name:  # module:Class: where that module's source is
+        source = _module_source(name.partition(":")[0])
+        if source:
+            found[source] = source
     return {name: _file_sha256(path) for name, path in found.items() if os.path.isfile(path)}
+
+
+def _module_source(module):
+    try:
+        found = importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        return None
+    return found.origin if found is not None and found.has_location else None
 
 
 def _file_sha256(path) -> str:

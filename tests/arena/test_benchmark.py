@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import allfives_env.agents.random_agent
 from allfives_env.arena import run_match
 from allfives_env.arena.batched import batched_match
 from allfives_env.arena.benchmark import (
@@ -330,6 +331,9 @@ def test_a_scorecard_names_the_bytes_of_the_files_its_candidate_reads(tmp_path):
     assert candidate_files("greedy") == {} and candidate_files("search:samples=4") == {}
     copy.write_bytes(copy.read_bytes() + b"\0")  # another file at the same path: another digest
     assert candidate_files(f"ppo:{copy}") != files
+    source = os.path.abspath(allfives_env.agents.random_agent.__file__)  # a module:Class: its source file
+    assert candidate_files("allfives_env.agents.random_agent:RandomAgent") == {
+        source: hashlib.sha256(open(source, "rb").read()).hexdigest()}
 
 
 def test_the_ladder_names_its_rung_alike_everywhere_and_refuses_a_working_directory_copy_that_differs(
