@@ -24,7 +24,7 @@ from allfives_env.agents.inference import ExclusionTracker
 from allfives_env.agents.ppo.agent import PPOAgent
 from allfives_env.agents.ppo.features import PolicyInput
 from allfives_env.agents.ppo.network import masked_logits
-from allfives_env.arena import run_match, wilson_interval
+from allfives_env.arena import check_agents, run_match, wilson_interval
 from allfives_env.vector import VectorAllFives
 
 #: Opponents that play on the batched env; any other spec plays through the arena.
@@ -38,6 +38,8 @@ class Evaluator:
 
     def __init__(self, rules, features, opponents, games, seed, workers=1, device="cpu"):
         self.rules, self.features, self.opponents = rules, features, list(opponents)
+        # seated under the training rules now, not at the first evaluation (a policy refuses other rules)
+        check_agents(rules, [spec for spec in self.opponents if spec not in COMPILED_OPPONENTS])
         self.games, self.seed, self.workers = int(games), int(seed), int(workers)
         self.device = torch.device(device)
         self.num_sides = rules.num_sides

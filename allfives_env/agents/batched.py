@@ -31,7 +31,7 @@ from .search import MAX_SAMPLES
 from .search_compiled import HEURISTIC_WEIGHTS
 
 #: The specs with a batched twin (``ppo`` takes a path).
-BATCHED_SPECS = ("random", "greedy", "heuristic", "ppo:PATH", "search:engine=compiled[,samples=K]")
+BATCHED_SPECS = ("random", "greedy", "heuristic", "ppo:PATH[,infer=...,any_rules=...]", "search:engine=compiled[,samples=K]")
 
 
 class BatchedAgent:

@@ -23,6 +23,7 @@ import inspect
 import os
 import re
 import sys
+import sysconfig
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
@@ -192,6 +193,9 @@ def _user_class(name, spec, options):
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
+        if not _is_missing(exc, module_name):  # the module is there; an import inside it failed
+            raise ValueError(f"agent spec {spec!r}: importing {module_name!r} failed: {describe_failure(exc)}") \
+                from exc
         raise ValueError(f"unknown agent spec {spec!r}: cannot import module {module_name!r} ({exc}){_path_hint(exc)}; "
                          f"allowed: {allowed_specs_text()}") from None
     except Exception as exc:  # the module's own code failed (a SyntaxError, an error at import time)
@@ -206,6 +210,14 @@ def _user_class(name, spec, options):
         return cls(**options)
     except Exception as exc:  # a required argument not given, an option value the class refuses, ...
         raise ValueError(f"agent spec {spec!r}: {cls_name}(...) failed: {describe_failure(exc)}") from exc
+
+
+def _is_missing(exc, module_name) -> bool:
+    """Whether ``exc`` says that ``module_name`` (or a package above it) does not exist, rather than
+    that something the module imports is missing."""
+    missing = getattr(exc, "name", None)
+    parts = module_name.split(".")
+    return isinstance(exc, ModuleNotFoundError) and missing in {".".join(parts[:i]) for i in range(1, len(parts) + 1)}
 
 
 def _path_hint(exc) -> str:
@@ -229,13 +241,23 @@ def describe_failure(exc: BaseException, where: bool = True) -> str:
     return f"{text} (at {place})" if place else text
 
 
+def _library_folders():
+    paths = sysconfig.get_paths()
+    return {os.path.realpath(paths[key]) for key in ("stdlib", "platstdlib", "purelib", "platlib") if key in paths}
+
+
+def _is_library(filename) -> bool:
+    """Whether ``filename`` is in the standard library or an installed package (whole path components)."""
+    path = os.path.realpath(filename)
+    return any(path == folder or path.startswith(folder + os.sep) for folder in _library_folders())
+
+
 def failure_place(exc: BaseException) -> str:
     """``"path.py:12"``: see :func:`describe_failure`; empty when the exception has no traceback."""
     frames = traceback.extract_tb(exc.__traceback__)
     if isinstance(exc, SyntaxError) and exc.filename:
         return f"{exc.filename}:{exc.lineno}"
-    library = tuple({sys.prefix, sys.base_prefix, os.path.dirname(os.__file__)})
-    own = [f for f in frames if not f.filename.startswith(library) and "site-packages" not in f.filename]
+    own = [f for f in frames if not _is_library(f.filename)]
     chosen = own[-1] if own else (frames[-1] if frames else None)
     return f"{chosen.filename}:{chosen.lineno}" if chosen else ""
 

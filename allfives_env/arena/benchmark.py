@@ -308,16 +308,18 @@ def _git(root, *args):
 def candidate_files(spec) -> dict:
     """``{path: sha256 of its bytes}`` of the files a spec names (``ppo:PATH``, ``champion:value=PATH``...),
     each as the agent reads it (:func:`~allfives_env.agents.registry.resolve_policy_path`), and for a
-    ``module:Class`` the module's own source file, so a scorecard says which code and files it scored."""
+    ``module:Class`` the module's own source file under the module's name, so a scorecard says which code
+    and files it scored."""
     if not isinstance(spec, str):
         return {}
     name, path, options = parse_spec(spec)
     named = [path] + [value for value in options.values() if isinstance(value, str)]
     found = {name: resolve_policy_path(name) for name in named if name}
-    if ":" in name:  # module:Class: where that module's source is
-        source = _module_source(name.partition(":")[0])
+    if ":" in name:  # module:Class: that module's source file, named by the module (no machine's path)
+        module = name.partition(":")[0]
+        source = _module_source(module)
         if source:
-            found[source] = source
+            found[module] = source
     return {name: _file_sha256(path) for name, path in found.items() if os.path.isfile(path)}
 
 

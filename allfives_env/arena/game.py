@@ -29,6 +29,14 @@ class AgentError(ValueError):
         return f"{self.who or f'the agent at seat {self.seat}'} {self.detail}{at}"
 
 
+#: The package of the shipped players: what they raise is a bug to show in full, not an agent's failure.
+BUILTIN_AGENT_PACKAGE = "allfives_env.agents."
+
+
+def _is_builtin(agent) -> bool:
+    return type(agent).__module__.startswith(BUILTIN_AGENT_PACKAGE)
+
+
 def _failed(seat, call, exc) -> AgentError:
     return AgentError(seat, f"failed in {call}: {describe_failure(exc, where=False)}", failure_place(exc))
 
@@ -53,6 +61,8 @@ def choose_action(game: Game, agent):
     try:
         action = agent.act(view, view.legal_actions)
     except Exception as exc:  # an agent is any user class: whatever it raises is its failure
+        if _is_builtin(agent):
+            raise  # a bug of this package: its traceback, not one line
         raise _failed(seat, "act()", exc) from exc
     seconds = time.process_time() - start
     action_id = _as_id(seat, action)
@@ -87,8 +97,10 @@ def play_game(config: RulesConfig, agents_by_seat, deal_seed, agent_seeds=None, 
         try:
             agent.reset(seat, config, rng)
         except ValueError as exc:  # the agent's own words for a game it cannot play
-            raise AgentError(seat, f"cannot play this game: {exc}") from exc
+            raise AgentError(seat, f"cannot play this game: {' '.join(str(exc).split())}") from exc
         except Exception as exc:
+            if _is_builtin(agent):
+                raise
             raise _failed(seat, "reset()", exc) from exc
     game = Game(config)
     recorder = GameRecorder(game) if record else None

@@ -11,7 +11,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 
-from ..agents.registry import make_agent
+from ..agents.registry import describe_failure, make_agent
 from ..env.options import check_count, check_seed
 from ..rules.config import RulesConfig
 from ..rules.record import write_records
@@ -22,7 +22,7 @@ from .stats import GameResult, MatchResult
 
 
 def run_match(config: RulesConfig, specs, games: int, seed: int = 0, workers: int = 1,
-              progress: bool = False, records_path=None) -> MatchResult:
+              progress: bool = False, records_path=None, labels=None) -> MatchResult:
     """Play ``games`` games (rounded up to whole rotations) between one spec per side.
 
     ``specs`` are spec strings (see :mod:`allfives_env.agents.registry`) or agent
@@ -30,8 +30,8 @@ def run_match(config: RulesConfig, specs, games: int, seed: int = 0, workers: in
     seat; an object plays its first seat of a game itself and any other (a
     4-player partnership, the same object given twice) as a deep copy, so every
     seat has its own state and generator. Results do not depend on ``workers``;
-    the result and the records name an object by its ``repr`` when its class
-    defines one, else as ``module:Class``. An agent that fails in a game is an
+    the result and the records name each spec by :func:`agent_labels` (or by
+    ``labels``, e.g. a rating pool's). An agent that fails in a game is an
     :class:`~allfives_env.arena.game.AgentError` naming it, its seat, the deal
     and the rotation.
     ``records_path``: write every game's record there (JSONL, see
@@ -41,7 +41,7 @@ def run_match(config: RulesConfig, specs, games: int, seed: int = 0, workers: in
     if records_path is not None:
         check_output_file(records_path, "records_path", "games.jsonl")  # before the games, not after them
     record = records_path is not None
-    labels = agent_labels(specs)
+    labels = agent_labels(specs) if labels is None else list(labels)
     tasks = [(config.to_dict(), list(specs), labels, seed, d, record)
              for d in range(num_deals(games, config.num_sides))]
     result = MatchResult(config, labels, seed)
@@ -102,8 +102,8 @@ def _check_picklable(agents, workers):
         try:
             pickle.dumps(agent)
         except Exception as exc:  # pickle raises PicklingError, AttributeError, TypeError... by object
-            raise ValueError(f"workers={workers} sends the agents to worker processes, and {agent!r} cannot be "
-                             f"pickled ({type(exc).__name__}); allowed: a spec string, or workers=1") from None
+            raise ValueError(f"workers={workers} sends the agents to worker processes, and {_object_label(agent)!r} "
+                             f"cannot be pickled ({type(exc).__name__}); allowed: a spec string, or workers=1") from None
 
 
 def _check_copyable(agents):
@@ -113,21 +113,26 @@ def _check_copyable(agents):
         try:
             copy.deepcopy(agent)
         except Exception as exc:
-            raise ValueError(f"{agent!r} plays more than one seat (a partnership, or given twice), so its other "
-                             f"seats play a deep copy of it, and it cannot be copied ({type(exc).__name__}: {exc}); "
-                             "allowed: a spec string (one agent per seat), or a copyable agent") from None
+            raise ValueError(f"{_object_label(agent)!r} plays more than one seat (a partnership, or given twice), so "
+                             f"its other seats play a deep copy of it, and it cannot be copied "
+                             f"({describe_failure(exc, where=False)}); allowed: a spec string (one agent per seat), "
+                             "or a copyable agent") from None
 
 
 def agent_labels(specs) -> list:
     """How results and records name each of ``specs``: a spec string as it is; an agent object by its
     own ``name`` (set on it or its class, not inherited; not ``"agent"``), else its ``repr`` when its class
-    defines one, else ``module:Class``: never a memory address, so a run names it the same way twice.
-    An object whose label an earlier entry has gets `` #2``, `` #3``, ... after it."""
+    overrides ``object.__repr__``, else ``module:Class``: never a memory address, so a run names it the
+    same way twice. A label an earlier entry has gets `` #2`` (`` #3``, ...) after it, unless both are the
+    same spec string (the same agent, as in a self-match)."""
     labels = []
     for spec in specs:
-        label = spec if isinstance(spec, str) else _object_label(spec)
-        if not isinstance(spec, str) and label in labels:
-            label = f"{label} #{sum(1 for other in labels if other.split(' #')[0] == label) + 1}"
+        base = spec if isinstance(spec, str) else _object_label(spec)
+        label, number = base, 2
+        holders = [specs[i] for i, taken in enumerate(labels) if taken == base]
+        same_spec = isinstance(spec, str) and all(isinstance(other, str) and other == spec for other in holders)
+        while label in labels and not same_spec:
+            label, number = f"{base} #{number}", number + 1
         labels.append(label)
     return labels
 

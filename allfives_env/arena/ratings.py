@@ -33,15 +33,16 @@ def rate_agents(config: RulesConfig, specs, games: int, seed: int = 0, workers: 
         raise ValueError(f"rating needs at least {k} agents for {config.num_players} players; got {len(specs)}")
     refuse_repeated_specs(specs, "the pool")
     check_agents(config, specs)  # before the first match: a bad spec found later would lose those before it
+    labels = agent_labels(specs)  # the pool's names, in every match too
     pairs = []  # (i, j, score of i)
     matches = []
     for group in combinations(range(len(specs)), k):
-        match = run_match(config, [specs[i] for i in group], games, seed=seed, workers=workers, progress=progress)
+        match = run_match(config, [specs[i] for i in group], games, seed=seed, workers=workers, progress=progress,
+                          labels=[labels[i] for i in group])
         matches.append((group, match))
         pairs += _pairwise_results(group, match)
     ratings, sds = _bradley_terry(len(specs), pairs, prior_sd_elo)
     score, count = _pairwise_totals(len(specs), pairs)
-    labels = agent_labels(specs)
     return {
         "players": config.num_players, "games_per_match": games, "seed": seed,
         "agents": [{"spec": labels[i], "elo": ratings[i], "elo_sd": sds[i]} for i in range(len(specs))],

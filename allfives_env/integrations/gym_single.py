@@ -104,7 +104,7 @@ class SingleAgentAllFives(gymnasium.Env):
         self.control = control
         self.obs_mode = obs
         self._num_others = n - (n // self.config.num_sides if control == "side" else 1)
-        self._opponents = _build_opponents(opponents, self._num_others, n)
+        self._opponents = _build_opponents(opponents, self._num_others, self.config)
         self.opponent_specs = [spec if isinstance(spec, str) else repr(spec) for spec in
                                (opponents if isinstance(opponents, (list, tuple)) else [opponents] * self._num_others)]
 
@@ -275,8 +275,10 @@ def check_learner_options(n, learner, control, illegal_action, illegal_reward):
     return (learner if learner == "random" else int(learner)), reward
 
 
-def _build_opponents(opponents, count, n):
-    """One agent per non-learner seat, checked now so that a bad spec fails at construction."""
+def _build_opponents(opponents, count, config):
+    """One agent per non-learner seat, checked now so that a bad spec, or one that cannot play this game
+    (a policy for other rules), fails at construction: each spec's agent is seated once."""
+    n = config.num_players
     if isinstance(opponents, (list, tuple)):
         if len(opponents) != count:
             raise ValueError(f"{len(opponents)} opponent specs for {count} non-learner seat(s) of a {n}-player "
@@ -288,6 +290,8 @@ def _build_opponents(opponents, count, n):
     for i, spec in enumerate(specs):
         try:
             agent = make_agent(spec)
+            if isinstance(spec, str):
+                agent.reset(1, config, np.random.default_rng(0))
         except ValueError as exc:
             raise ValueError(f"opponents[{i}]: {exc}") from None
         if any(agent is other for other in agents):  # one object given for several seats

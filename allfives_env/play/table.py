@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ..arena.game import agent_rng, choose_action
+from ..arena.game import AgentError, agent_rng, choose_action
 from ..arena.tables import grid_lines
 from ..rules.actions import DRAW
 from ..rules.game import Game
@@ -92,7 +92,12 @@ class Table:
 
     def agent_action(self):
         """The action of the agent to move (the only legal one without asking it)."""
-        action, _ = choose_action(self.game, self.agents[self.game.to_move])
+        seat = self.game.to_move
+        try:
+            action, _ = choose_action(self.game, self.agents[seat])
+        except AgentError as exc:  # named as the table shows it
+            raise AgentError(exc.seat, exc.detail, exc.place, f"agent {self.names[seat]!r} (seat {seat})") \
+                from exc.__cause__
         return action
 
     def step(self, action):

@@ -26,7 +26,7 @@ observation (tests compare them).
 """
 
 from .actions import DRAW
-from .game import Game
+from .game import Game, HandResult
 from .tiles import ALL_TILES_MASK, SUIT_TILES, TILE_SUITS, mask_to_tiles
 
 __all__ = ["PlayerView", "player_view", "public_layout", "sample_world", "stand_in_game", "unseen_allowed"]
@@ -79,8 +79,9 @@ class PlayerView:
         return self.lead_tile < 0
 
     def observation(self, encoder):
-        """``encoder(game, seat)`` on this view's :func:`stand_in_game`; the encoder must read only
-        public fields and this seat's hand (see the module docstring)."""
+        """``encoder(game, seat)`` on this view's :func:`stand_in_game` (built once per view, so an
+        encoder that changes it changes this view's later observations, nothing else); the encoder must
+        read only public fields and this seat's hand (see the module docstring)."""
         if self._stand_in is None:
             self._stand_in = stand_in_game(self)
         return encoder(self._stand_in, self.seat)
@@ -117,7 +118,9 @@ def player_view(game: Game, seat: int) -> PlayerView:
     v.hand_over = game.hand_over
     v.game_over = game.game_over
     v.winners = tuple(game.winners)
-    v.hand_result = game.hand_result
+    result = game.hand_result
+    v.hand_result = None if result is None else HandResult(result.kind, result.winner, tuple(result.points),
+                                                           tuple(result.seat_pips))
     v.next_leader = game.next_leader
     v.lead_tile = game.lead_tile
     v.spinner_tile = game.spinner_tile

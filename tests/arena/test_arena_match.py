@@ -229,8 +229,8 @@ def test_a_match_seed_must_be_a_non_negative_integer(seed):
 @pytest.mark.parametrize("rules, differ", [
     ({"divisor": 3}, "divisor=5; this game has divisor=3"),
     ({"hand_scoring": "penalty"}, "hand_scoring='bonus'; this game has hand_scoring='penalty'"),
-    ({"hand_size": "five_each", "divisor": 3}, "hand_size='standard', divisor=5; this game has "
-                                               "hand_size='five_each', divisor=3"),
+    ({"hand_size": "five_each", "divisor": 3}, "hand_size='standard' (9 tiles a hand), divisor=5; this game has "
+                                               "hand_size='five_each' (5 tiles a hand), divisor=3"),
 ])
 def test_a_policy_plays_other_scoring_rules_only_when_asked(monkeypatch, rules, differ):
     """A policy file records its rules; under other scoring rules it loses strength silently (the 2-player
@@ -244,8 +244,8 @@ def test_a_policy_plays_other_scoring_rules_only_when_asked(monkeypatch, rules, 
     with monkeypatch.context() as patched:
         patched.setattr(match, "_play_deals", lambda *a, **k: pytest.fail("played a game"))
         with pytest.raises(ValueError, match=rf"^'.*ppo_2p.pt' was trained with {re.escape(differ)}; allowed: a "
-                                             r"policy file trained for these rules, or ppo:PATH,any_rules=true to "
-                                             r"play it anyway$"):
+                                             r"policy file trained for these rules, or ppo:PATH,any_rules=true "
+                                             r"\(PPOAgent\(path, any_rules=True\)\) to play it anyway$"):
             run_match(config, ["ppo:checkpoints/ppo_2p.pt", "greedy"], games=2)
         with pytest.raises(ValueError, match=r"champion:any_rules=true \(or value=none, the search alone\)"):
             run_match(config, ["champion", "greedy"], games=2)
@@ -257,3 +257,21 @@ def test_a_policy_plays_other_scoring_rules_only_when_asked(monkeypatch, rules, 
     make_batched_agent("ppo:checkpoints/ppo_2p.pt,any_rules=true", VectorAllFives(2, num_players=2, **rules))
     run_match(RulesConfig(num_players=2, target=60, **rules), ["champion:value=none,samples=8", "greedy"], games=2)
     run_match(RulesConfig(num_players=2, target=60), ["ppo:checkpoints/ppo_2p.pt", "greedy"], games=2)  # a target
+
+
+def test_the_same_tiles_a_hand_under_another_hand_size_name_plays():
+    """With 4 players every hand size deals 5 tiles: the same game for a policy."""
+    match = run_match(RulesConfig(num_players=4, hand_size="five_each", target=60),
+                      ["ppo:checkpoints/ppo_4p.pt", "greedy"], games=2)
+    assert len(match.games) == 2
+
+
+def test_the_wrappers_and_training_seat_their_opponents_under_their_rules_at_once():
+    from allfives_env.integrations import SingleAgentAllFives
+    from training.evaluate import Evaluator
+
+    with pytest.raises(ValueError, match=r"^opponents\[0\]: '.*ppo_2p.pt' was trained with divisor=5; this game has "
+                                         r"divisor=3"):
+        SingleAgentAllFives(num_players=2, opponents="ppo:checkpoints/ppo_2p.pt", divisor=3)
+    with pytest.raises(ValueError, match="was trained with divisor=5; this game has divisor=3"):
+        Evaluator(RulesConfig(num_players=2, divisor=3), "none", ["greedy", "ppo:checkpoints/ppo_2p.pt"], 10, 0)

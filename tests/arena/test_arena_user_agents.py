@@ -86,7 +86,8 @@ def test_objects_are_named_without_memory_addresses_and_told_apart():
 
     labels = agent_labels([Plain(), Plain(), RandomAgent(), "random", "greedy"])
     plain = f"{__name__}:test_objects_are_named_without_memory_addresses_and_told_apart.<locals>.Plain"
-    assert labels == [plain, f"{plain} #2", "random", "random", "greedy"]  # an object's name: BaseAgent.name
+    assert labels == [plain, f"{plain} #2", "random", "random #2", "greedy"]  # an object's own name; never shared
+    assert agent_labels(["greedy", "greedy"]) == ["greedy", "greedy"]  # the same spec: the same agent
     match = run_match(RulesConfig(num_players=2), [Plain(), Plain()], games=2, seed=0)
     assert [row["spec"] for row in match.to_dict()["agents"]] == [plain, f"{plain} #2"]
     assert "0x" not in json.dumps(match.to_dict())
@@ -201,3 +202,31 @@ def test_a_module_that_fails_on_import_is_one_line(tmp_path):
     (tmp_path / "broken.py").write_text("raise RuntimeError('config file missing')\n")
     line = one_line(allfives(tmp_path, "eval", "--agents", "broken:Bot", "greedy"), 2)
     assert "agent spec 'broken:Bot': importing 'broken' failed: RuntimeError: config file missing (at " in line
+
+
+def test_a_rating_pool_names_each_member_alike_in_every_match():
+    from allfives_env.arena import rate_agents
+
+    class Named(RandomAgent):
+        name = "mine"
+
+    rating = rate_agents(RulesConfig(num_players=2), [Named(), Named(), "greedy"], games=2, seed=0)
+    assert [row["spec"] for row in rating["agents"]] == ["mine", "mine #2", "greedy"]
+    for match in rating["matches"]:
+        assert [row["spec"] for row in match["agents"]] == match["specs"]
+
+
+def test_a_bug_in_a_shipped_agent_shows_its_traceback(monkeypatch):
+    """What the package's own players raise is its bug, not an agent's failure: not wrapped."""
+    from allfives_env.agents.greedy import GreedyAgent
+
+    monkeypatch.setattr(GreedyAgent, "act", lambda self, view, legal: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        run_match(RulesConfig(num_players=2), ["greedy", "random"], games=2)
+
+
+def test_an_import_that_fails_inside_the_users_module_is_not_called_missing(tmp_path):
+    (tmp_path / "needsdep.py").write_text("import no_such_dependency_xyz\n")
+    line = one_line(allfives(tmp_path, "eval", "--agents", "needsdep:Bot", "greedy"), 2)
+    assert "importing 'needsdep' failed: ModuleNotFoundError: No module named 'no_such_dependency_xyz'" in line
+    assert "unknown agent spec" not in line

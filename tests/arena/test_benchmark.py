@@ -333,7 +333,7 @@ def test_a_scorecard_names_the_bytes_of_the_files_its_candidate_reads(tmp_path):
     assert candidate_files(f"ppo:{copy}") != files
     source = os.path.abspath(allfives_env.agents.random_agent.__file__)  # a module:Class: its source file
     assert candidate_files("allfives_env.agents.random_agent:RandomAgent") == {
-        source: hashlib.sha256(open(source, "rb").read()).hexdigest()}
+        "allfives_env.agents.random_agent": hashlib.sha256(open(source, "rb").read()).hexdigest()}
 
 
 def test_the_ladder_names_its_rung_alike_everywhere_and_refuses_a_working_directory_copy_that_differs(

@@ -181,7 +181,7 @@ class PPOAgent(BaseAgent):
         if self.any_rules:
             check_player_count(self.path, self.num_players, config.num_players)
         else:
-            check_rules(self.path, self.rules, config, "ppo:PATH,any_rules=true")
+            check_rules(self.path, self.rules, config, "ppo:PATH,any_rules=true (PPOAgent(path, any_rules=True))")
         super().reset(seat, config, rng)
         if config not in self._encoders:
             policy_input = PolicyInput(self.features, config.num_players, config.divisor)

@@ -37,9 +37,10 @@ def check_player_count(path, trained_for: int, players: int) -> None:
                          f"file for {players} players (shipped: checkpoints/ppo_{players}p.pt)")
 
 
-#: The rule options that change what a move is worth; a policy trained under other values of them plays
-#: only when asked to (``any_rules=true``). The target only sets a game's length, so it may differ.
-SCORING_RULES = ("hand_size", "hand_scoring", "divisor")
+#: The rule options that change what a move is worth (the hand size as the tiles it deals: with 4 players
+#: every hand size deals 5); a policy trained under other values of them plays only when asked to
+#: (``any_rules=true``). The target only sets a game's length, so it may differ.
+SCORING_RULES = ("tiles_per_hand", "hand_scoring", "divisor")
 
 
 def check_rules(path, trained, game, allowed_instead: str) -> None:
@@ -50,7 +51,8 @@ def check_rules(path, trained, game, allowed_instead: str) -> None:
     differ = [name for name in SCORING_RULES if getattr(trained, name) != getattr(game, name)]
     if differ:
         def named(config):
-            return ", ".join(f"{name}={getattr(config, name)!r}" for name in differ)
+            return ", ".join(f"hand_size={config.hand_size!r} ({config.tiles_per_hand} tiles a hand)"
+                             if name == "tiles_per_hand" else f"{name}={getattr(config, name)!r}" for name in differ)
         raise ValueError(f"{path!r} was trained with {named(trained)}; this game has {named(game)}; allowed: a "
                          f"policy file trained for these rules, or {allowed_instead} to play it anyway")
 
