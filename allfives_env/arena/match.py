@@ -42,6 +42,8 @@ def run_match(config: RulesConfig, specs, games: int, seed: int = 0, workers: in
         check_output_file(records_path, "records_path", "games.jsonl")  # before the games, not after them
     record = records_path is not None
     labels = agent_labels(specs) if labels is None else list(labels)
+    if len(labels) != len(specs) or not all(isinstance(label, str) for label in labels):
+        raise ValueError(f"labels={labels!r} is not allowed; allowed: None, or one name (a string) per spec")
     tasks = [(config.to_dict(), list(specs), labels, seed, d, record)
              for d in range(num_deals(games, config.num_sides))]
     result = MatchResult(config, labels, seed)

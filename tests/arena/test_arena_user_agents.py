@@ -91,6 +91,8 @@ def test_objects_are_named_without_memory_addresses_and_told_apart():
     match = run_match(RulesConfig(num_players=2), [Plain(), Plain()], games=2, seed=0)
     assert [row["spec"] for row in match.to_dict()["agents"]] == [plain, f"{plain} #2"]
     assert "0x" not in json.dumps(match.to_dict())
+    with pytest.raises(ValueError, match=r"labels=\['one'\] is not allowed; allowed: None, or one name"):
+        run_match(RulesConfig(num_players=2), [Plain(), "greedy"], games=2, labels=["one"])
 
 
 # ---------------------------------------------------------------- agents that fail
