@@ -209,7 +209,9 @@ def _user_class(name, spec, options):
     try:
         return cls(**options)
     except Exception as exc:  # a required argument not given, an option value the class refuses, ...
-        raise ValueError(f"agent spec {spec!r}: {cls_name}(...) failed: {describe_failure(exc)}") from exc
+        inside = exc.__traceback__ is not None and exc.__traceback__.tb_next is not None  # else: the call itself
+        raise ValueError(f"agent spec {spec!r}: {cls_name}(...) failed: {describe_failure(exc, where=inside)}") \
+            from exc
 
 
 def _is_missing(exc, module_name) -> bool:

@@ -33,7 +33,7 @@ class AgentError(ValueError):
 BUILTIN_AGENT_PACKAGE = "allfives_env.agents."
 
 
-def _is_builtin(agent) -> bool:
+def is_builtin_agent(agent) -> bool:
     return type(agent).__module__.startswith(BUILTIN_AGENT_PACKAGE)
 
 
@@ -61,7 +61,7 @@ def choose_action(game: Game, agent):
     try:
         action = agent.act(view, view.legal_actions)
     except Exception as exc:  # an agent is any user class: whatever it raises is its failure
-        if _is_builtin(agent):
+        if is_builtin_agent(agent):
             raise  # a bug of this package: its traceback, not one line
         raise _failed(seat, "act()", exc) from exc
     seconds = time.process_time() - start
@@ -69,6 +69,19 @@ def choose_action(game: Game, agent):
     if action_id not in legal:
         raise AgentError(seat, f"chose an illegal action {action_id}; legal: {list(legal)}")
     return action_id, seconds
+
+
+def seat_agent(agent, seat: int, config: RulesConfig, rng) -> None:
+    """``agent.reset(seat, config, rng)``; what it raises is an :class:`AgentError` (a ``ValueError``: the
+    agent's own words for a game it cannot play, or its failure on one line), except a shipped agent's bug."""
+    try:
+        agent.reset(seat, config, rng)
+    except ValueError as exc:
+        raise AgentError(seat, f"cannot play this game: {' '.join(str(exc).split())}") from exc
+    except Exception as exc:
+        if is_builtin_agent(agent):
+            raise
+        raise _failed(seat, "reset()", exc) from exc
 
 
 def _as_id(seat, action) -> int:
@@ -94,14 +107,7 @@ def play_game(config: RulesConfig, agents_by_seat, deal_seed, agent_seeds=None, 
         raise ValueError(f"{len(agents_by_seat)} agents for {n} seats")
     for seat, agent in enumerate(agents_by_seat):
         rng = agent_rng(deal_seed, seat) if agent_seeds is None else seeded_rng(agent_seeds[seat])
-        try:
-            agent.reset(seat, config, rng)
-        except ValueError as exc:  # the agent's own words for a game it cannot play
-            raise AgentError(seat, f"cannot play this game: {' '.join(str(exc).split())}") from exc
-        except Exception as exc:
-            if _is_builtin(agent):
-                raise
-            raise _failed(seat, "reset()", exc) from exc
+        seat_agent(agent, seat, config, rng)
     game = Game(config)
     recorder = GameRecorder(game) if record else None
     act_seconds = [0.0] * n

@@ -15,7 +15,7 @@ from ..agents.registry import describe_failure, make_agent
 from ..env.options import check_count, check_seed
 from ..rules.config import RulesConfig
 from ..rules.record import write_records
-from .game import AgentError, play_game
+from .game import AgentError, is_builtin_agent, play_game, seat_agent
 from .outputs import check_output_file
 from .schedule import agent_seeds, deal_seed, num_deals, rotations, seat_agents
 from .stats import GameResult, MatchResult
@@ -93,8 +93,15 @@ def check_agents(config: RulesConfig, specs) -> None:
     objects are only checked to be agents (seating one would change its state)."""
     for spec in specs:
         agent = make_agent(spec)
-        if isinstance(spec, str):
-            agent.reset(0, config, np.random.default_rng(0))
+        if not isinstance(spec, str):
+            continue
+        try:
+            seat_agent(agent, 0, config, np.random.default_rng(0))
+        except AgentError as exc:  # before any game: a spec that cannot play here, as any bad spec
+            failure = exc.__cause__
+            if isinstance(failure, ValueError) and (is_builtin_agent(agent) or spec in str(failure)):
+                raise failure from None  # its own words name it
+            raise ValueError(f"agent {spec!r} {exc.detail}" + (f" (at {exc.place})" if exc.place else "")) from None
 
 
 def _check_picklable(agents, workers):

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ..arena.game import AgentError, agent_rng, choose_action
+from ..arena.game import AgentError, agent_rng, choose_action, seat_agent
 from ..arena.tables import grid_lines
 from ..rules.actions import DRAW
 from ..rules.game import Game
@@ -83,7 +83,10 @@ class Table:
         self.rng = np.random.default_rng(seed)
         for seat, agent in enumerate(self.agents):
             if agent is not None:
-                agent.reset(seat, config, agent_rng(seed, seat))
+                try:
+                    seat_agent(agent, seat, config, agent_rng(seed, seat))
+                except AgentError as exc:  # before the game: as a spec that cannot play it
+                    raise ValueError(str(self._named(exc))) from exc.__cause__
         self.game = Game(config)
         self.game.start_game(self.rng, **(deal or {}))
         self.sheet = ScoreSheet(config.num_sides)
@@ -92,13 +95,15 @@ class Table:
 
     def agent_action(self):
         """The action of the agent to move (the only legal one without asking it)."""
-        seat = self.game.to_move
         try:
-            action, _ = choose_action(self.game, self.agents[seat])
-        except AgentError as exc:  # named as the table shows it
-            raise AgentError(exc.seat, exc.detail, exc.place, f"agent {self.names[seat]!r} (seat {seat})") \
-                from exc.__cause__
+            action, _ = choose_action(self.game, self.agents[self.game.to_move])
+        except AgentError as exc:
+            raise self._named(exc) from exc.__cause__
         return action
+
+    def _named(self, exc):
+        """``exc`` naming its agent as the table shows it."""
+        return AgentError(exc.seat, exc.detail, exc.place, f"agent {self.names[exc.seat]!r} (seat {exc.seat})")
 
     def step(self, action):
         """Apply ``action``; returns the sentences it completes (a finished turn,

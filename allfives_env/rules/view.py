@@ -18,8 +18,10 @@ returns ``encoder(game, seat)`` where ``game`` is a stand-in built from the
 view alone (:func:`stand_in_game`): the seat's own hand and every public
 field exact, the other hands filled with unseen tiles in tile order (their
 sizes exact, their contents meaningless). A view holds no reference to the
-real game, so nothing an agent is given can show it a hidden tile or change
-the game. An encoder must read **only public fields and the seat's own
+real game, so an agent does not come upon a hidden tile, or change the game,
+through its view (code set on cheating can still reach any object of its
+process: the view is a boundary against mistakes, not a sandbox). An encoder
+must read **only public fields and the seat's own
 hand** (``game.hands[seat]``), never other hands' tiles, the boneyard order
 or other seats' drawn tiles; then the stand-in gives exactly the real game's
 observation (tests compare them).

@@ -152,6 +152,17 @@ class Raises(Lowest):
 class NeedsPath(Lowest):
     def __init__(self, model_path):
         super().__init__()
+
+
+class ResetFails(Lowest):
+    def reset(self, seat, config, rng):
+        raise RuntimeError("no GPU here")
+
+
+class ThreePlayersOnly(Lowest):
+    def reset(self, seat, config, rng):
+        if config.num_players != 3:
+            raise ValueError("I only play 3 players")
 """
 
 
@@ -189,6 +200,7 @@ def test_the_users_class_plays_and_its_failures_are_one_line(user_module):
     assert not (user_module / "failed.json").exists()  # nothing half written
     needs = one_line(allfives(user_module, "eval", "--agents", "mybots:NeedsPath", "greedy"), 2)
     assert "agent spec 'mybots:NeedsPath': NeedsPath(...) failed: TypeError:" in needs and "model_path" in needs
+    assert "(at " not in needs  # the call itself failed: no line of the package's to point at
     refused = one_line(allfives(user_module, "eval", "--agents", "mybots:Lowest:prefer=mid", "greedy"), 2)
     assert "prefer='mid'; allowed: low, high" in refused and "mybots:Lowest:prefer=mid" in refused
     colon = one_line(allfives(user_module, "eval", "--agents", "mybots:Lowest:prefer=high:extra=1", "greedy"), 2)
@@ -232,3 +244,14 @@ def test_an_import_that_fails_inside_the_users_module_is_not_called_missing(tmp_
     line = one_line(allfives(tmp_path, "eval", "--agents", "needsdep:Bot", "greedy"), 2)
     assert "importing 'needsdep' failed: ModuleNotFoundError: No module named 'no_such_dependency_xyz'" in line
     assert "unknown agent spec" not in line
+
+
+@pytest.mark.parametrize("command", [["eval", "--games", "4"], ["rate", "--games", "2"], ["watch", "--delay", "0"]])
+def test_a_class_that_cannot_sit_down_is_one_line_naming_it(user_module, command):
+    """reset() fails before any game (when the arena seats each spec, or a table seats its agents)."""
+    name, *rest = command
+    agents = ["mybots:ResetFails", "greedy"] + (["random"] if name == "rate" else [])
+    line = one_line(allfives(user_module, name, "--agents", *agents, *rest), 2)
+    assert "mybots:ResetFails" in line and "failed in reset(): RuntimeError: no GPU here (at " in line
+    refused = one_line(allfives(user_module, name, "--agents", "mybots:ThreePlayersOnly", *agents[1:], *rest), 2)
+    assert "mybots:ThreePlayersOnly" in refused and "cannot play this game: I only play 3 players" in refused
