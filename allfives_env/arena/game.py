@@ -34,6 +34,7 @@ BUILTIN_AGENT_PACKAGE = "allfives_env.agents."
 
 
 def is_builtin_agent(agent) -> bool:
+    """Whether ``agent`` is one of the shipped players (its failures are the package's bugs)."""
     return type(agent).__module__.startswith(BUILTIN_AGENT_PACKAGE)
 
 
