@@ -29,17 +29,19 @@ class AgentError(ValueError):
         return f"{self.who or f'the agent at seat {self.seat}'} {self.detail}{at}"
 
 
-#: The package of the shipped players: what they raise is a bug to show in full, not an agent's failure.
-BUILTIN_AGENT_PACKAGE = "allfives_env.agents."
+#: Where the shipped players live: what they raise is a bug to show in full, not an agent's failure.
+BUILTIN_AGENT_MODULES = ("allfives_env.agents.", "allfives_env.integrations.openspiel")
 
 
 def is_builtin_agent(agent) -> bool:
     """Whether ``agent`` is one of the shipped players (its failures are the package's bugs)."""
-    return type(agent).__module__.startswith(BUILTIN_AGENT_PACKAGE)
+    return type(agent).__module__.startswith(BUILTIN_AGENT_MODULES)
 
 
 def _failed(seat, call, exc) -> AgentError:
-    return AgentError(seat, f"failed in {call}: {describe_failure(exc, where=False)}", failure_place(exc))
+    inside = exc.__traceback__ is not None and exc.__traceback__.tb_next is not None  # else: the call (a signature)
+    return AgentError(seat, f"failed in {call}: {describe_failure(exc, where=False)}",
+                      failure_place(exc) if inside else "")
 
 
 def agent_rng(deal_seed, seat: int) -> np.random.Generator:

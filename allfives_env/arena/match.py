@@ -36,14 +36,13 @@ def run_match(config: RulesConfig, specs, games: int, seed: int = 0, workers: in
     and the rotation.
     ``records_path``: write every game's record there (JSONL, see
     :mod:`allfives_env.rules.record`)."""
+    _check_labels(labels, specs)
     _check_match(config, specs, games, workers)
     check_seed(seed, allow_none=False)  # the deals come from it
     if records_path is not None:
         check_output_file(records_path, "records_path", "games.jsonl")  # before the games, not after them
     record = records_path is not None
     labels = agent_labels(specs) if labels is None else list(labels)
-    if len(labels) != len(specs) or not all(isinstance(label, str) for label in labels):
-        raise ValueError(f"labels={labels!r} is not allowed; allowed: None, or one name (a string) per spec")
     tasks = [(config.to_dict(), list(specs), labels, seed, d, record)
              for d in range(num_deals(games, config.num_sides))]
     result = MatchResult(config, labels, seed)
@@ -58,6 +57,12 @@ def run_match(config: RulesConfig, specs, games: int, seed: int = 0, workers: in
     if record:
         write_records(records_path, (game.record for game in result.games))
     return result
+
+
+def _check_labels(labels, specs):
+    if labels is not None and not (isinstance(labels, (list, tuple)) and isinstance(specs, (list, tuple))
+                                   and len(labels) == len(specs) and all(isinstance(x, str) for x in labels)):
+        raise ValueError(f"labels={labels!r} is not allowed; allowed: None, or one name (a string) per spec")
 
 
 def spec_count(n: int) -> str:
@@ -99,8 +104,10 @@ def check_agents(config: RulesConfig, specs) -> None:
             seat_agent(agent, 0, config, np.random.default_rng(0))
         except AgentError as exc:  # before any game: a spec that cannot play here, as any bad spec
             failure = exc.__cause__
-            if isinstance(failure, ValueError) and (is_builtin_agent(agent) or spec in str(failure)):
-                raise failure from None  # its own words name it
+            if isinstance(failure, ValueError) and is_builtin_agent(agent):
+                raise failure from None  # a shipped agent's own words name it
+            if isinstance(failure, ValueError) and spec in str(failure):
+                raise ValueError(" ".join(str(failure).split())) from None
             raise ValueError(f"agent {spec!r} {exc.detail}" + (f" (at {exc.place})" if exc.place else "")) from None
 
 
@@ -174,14 +181,14 @@ def _play_deal(task):
 
 
 def _play_rotation(config, specs, labels, seed, deal, rotation, side_agent, record) -> GameResult:
-    seat_agent = seat_agents(config, side_agent)
-    agents = _seat_agents(specs, seat_agent)
+    seat_spec = seat_agents(config, side_agent)  # each seat's index into specs
+    agents = _seat_agents(specs, seat_spec)
     start = time.perf_counter()
     try:
         game, hands, act_seconds, rec = play_game(config, agents, deal_seed(seed, deal),
                                                   agent_seeds(config, seed, deal, rotation), record=record)
     except AgentError as exc:
-        label = labels[seat_agent[exc.seat]]
+        label = labels[seat_spec[exc.seat]]
         who = f"agent {label!r} (seat {exc.seat}, deal {deal}, rotation {rotation} of the match on seed {seed})"
         raise AgentError(exc.seat, exc.detail, exc.place, who) from exc.__cause__
     seconds = time.perf_counter() - start
@@ -189,7 +196,7 @@ def _play_rotation(config, specs, labels, seed, deal, rotation, side_agent, reco
     for seat, secs in enumerate(act_seconds):
         side_act[config.side_of(seat)] += secs
     if rec is not None:
-        rec.update(seats=[labels[idx] for idx in seat_agent], rotation=rotation, deal=deal)
+        rec.update(seats=[labels[idx] for idx in seat_spec], rotation=rotation, deal=deal)
     return GameResult(deal, rotation, side_agent, tuple(game.scores), tuple(game.winners), hands, seconds,
                       tuple(side_act), rec)
 
@@ -197,11 +204,11 @@ def _play_rotation(config, specs, labels, seed, deal, rotation, side_agent, reco
 _WORKER_AGENTS = {}  # (spec, seat) or (object's index, use) -> agent: built once per process and match
 
 
-def _seat_agents(specs, seat_agent) -> list:
+def _seat_agents(specs, seat_spec) -> list:
     """The agent of each seat: a spec's own agent for that seat; an object itself at its first seat of
     the game and a copy of it at each further one."""
     agents, uses = [], {}
-    for seat, idx in enumerate(seat_agent):
+    for seat, idx in enumerate(seat_spec):
         spec = specs[idx]
         if isinstance(spec, str):
             agents.append(_worker_agent((spec, seat), lambda spec=spec: make_agent(spec)))

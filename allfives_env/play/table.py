@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ..arena.game import AgentError, agent_rng, choose_action, seat_agent
+from ..arena.game import AgentError, agent_rng, choose_action, is_builtin_agent, seat_agent
 from ..arena.tables import grid_lines
 from ..rules.actions import DRAW
 from ..rules.game import Game
@@ -86,6 +86,8 @@ class Table:
                 try:
                     seat_agent(agent, seat, config, agent_rng(seed, seat))
                 except AgentError as exc:  # before the game: as a spec that cannot play it
+                    if is_builtin_agent(agent) and isinstance(exc.__cause__, ValueError):
+                        raise exc.__cause__ from None  # a shipped agent's own words name it
                     raise ValueError(str(self._named(exc))) from exc.__cause__
         self.game = Game(config)
         self.game.start_game(self.rng, **(deal or {}))

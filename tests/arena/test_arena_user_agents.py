@@ -255,3 +255,29 @@ def test_a_class_that_cannot_sit_down_is_one_line_naming_it(user_module, command
     assert "mybots:ResetFails" in line and "failed in reset(): RuntimeError: no GPU here (at " in line
     refused = one_line(allfives(user_module, name, "--agents", "mybots:ThreePlayersOnly", *agents[1:], *rest), 2)
     assert "mybots:ThreePlayersOnly" in refused and "cannot play this game: I only play 3 players" in refused
+
+
+class BrokenReset(RandomAgent):
+    def reset(self, seat, config, rng):
+        raise RuntimeError("no GPU")
+
+
+class WrongSignature(RandomAgent):
+    def reset(self, seat, config):  # the protocol passes rng too
+        pass
+
+
+def test_the_web_server_refuses_an_agent_that_cannot_sit_down_in_one_line():
+    pytest.importorskip("starlette")
+    from allfives_env.play.web.app import check_agent_specs
+
+    with pytest.raises(ValueError, match=rf"^agent '{__name__}:BrokenReset' failed in reset\(\): RuntimeError: "
+                                         r"no GPU \(at .*test_arena_user_agents.py:\d+\)$"):
+        check_agent_specs(RulesConfig(num_players=2), [f"{__name__}:BrokenReset", "greedy"])
+
+
+def test_a_method_called_with_the_wrong_arguments_points_at_no_line_of_the_package():
+    with pytest.raises(AgentError) as caught:
+        run_match(RulesConfig(num_players=2), [WrongSignature(), "greedy"], games=2)
+    message = str(caught.value)
+    assert "failed in reset(): TypeError:" in message and "(at " not in message

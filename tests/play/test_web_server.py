@@ -456,3 +456,24 @@ def test_serve_without_the_web_extra_says_how_to_install_it(monkeypatch, capsys)
     assert main(["serve"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "needs 'uvicorn'" in err and 'pip install -e ".[web]"' in err
+
+
+class SeatZeroOnly:
+    """An agent that plays seat 0 only: the server's start-up check seats it there and passes."""
+
+    def reset(self, seat, config, rng):
+        if seat != 0:
+            raise RuntimeError("built for seat 0")
+
+    def act(self, view, legal_actions):
+        return legal_actions[0]
+
+
+def test_an_agent_that_cannot_sit_at_its_seat_is_named_in_one_json_line():
+    spec = f"{__name__}:SeatZeroOnly"
+    client, app = _client(agents=(spec, "greedy"))
+    response = client.post("/api/games", json={"mode": "watch", "agents": ["greedy", spec], "seed": 1})
+    assert response.status_code == 500 and response.headers["content-type"] == "application/json"
+    message = response.json()["error"]
+    assert "(seat 1) failed in reset(): RuntimeError: built for seat 0" in message and "\n" not in message
+    assert message.endswith("this game cannot start with it")

@@ -31,7 +31,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ...agents.registry import make_agent
-from ...arena.game import agent_rng
+from ...arena.match import check_agents
 from ...rules.actions import NUM_ACTIONS
 from ..seats import play_seat_specs, watch_seat_specs
 from .games import PLAY, WATCH, GameStore, RequestError, WebGame
@@ -51,9 +51,7 @@ def check_agent_specs(config, specs) -> list:
     """Build each spec once and seat it in a game of ``config``: a spec that cannot play is
     refused before the server starts, as ``allfives play`` would refuse it."""
     specs = list(dict.fromkeys(specs))
-    for spec in specs:
-        agent = make_agent(spec)
-        agent.reset(0, config, agent_rng(0, 0))
+    check_agents(config, specs)
     return specs
 
 
@@ -171,7 +169,10 @@ class _Api:
             raise RequestError(f"'mode' is {_shown(mode)}; allowed: 'play' (a person against agents) or "
                                "'watch' (agents only)")
         agents = [None if spec is None else make_agent(spec) for spec in specs]
-        return WebGame(game_id, mode, config, agents, names, seat_specs, seed, human)
+        try:
+            return WebGame(game_id, mode, config, agents, names, seat_specs, seed, human)
+        except ValueError as exc:  # an agent that cannot sit at this seat: named in one JSON line
+            raise RequestError(f"{exc}; this game cannot start with it", 500) from None
 
     def _chosen(self, specs, key):
         """``specs`` (from a request) checked to be among the server's agents, by their exact text."""
