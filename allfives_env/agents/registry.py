@@ -209,9 +209,7 @@ def _user_class(name, spec, options):
     try:
         return cls(**options)
     except Exception as exc:  # a required argument not given, an option value the class refuses, ...
-        inside = exc.__traceback__ is not None and exc.__traceback__.tb_next is not None  # else: the call itself
-        raise ValueError(f"agent spec {spec!r}: {cls_name}(...) failed: {describe_failure(exc, where=inside)}") \
-            from exc
+        raise ValueError(f"agent spec {spec!r}: {cls_name}(...) failed: {describe_failure(exc)}") from exc
 
 
 def _is_missing(exc, module_name) -> bool:
@@ -255,10 +253,13 @@ def _is_library(filename) -> bool:
 
 
 def failure_place(exc: BaseException) -> str:
-    """``"path.py:12"``: see :func:`describe_failure`; empty when the exception has no traceback."""
-    frames = traceback.extract_tb(exc.__traceback__)
+    """``"path.py:12"``: see :func:`describe_failure`; empty when the exception has no traceback or was
+    raised by the call that caught it (a call with the wrong arguments: no line of the callee to show)."""
     if isinstance(exc, SyntaxError) and exc.filename:
         return f"{exc.filename}:{exc.lineno}"
+    if exc.__traceback__ is None or exc.__traceback__.tb_next is None:
+        return ""
+    frames = traceback.extract_tb(exc.__traceback__)
     own = [f for f in frames if not _is_library(f.filename)]
     chosen = own[-1] if own else (frames[-1] if frames else None)
     return f"{chosen.filename}:{chosen.lineno}" if chosen else ""

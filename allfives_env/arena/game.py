@@ -39,9 +39,7 @@ def is_builtin_agent(agent) -> bool:
 
 
 def _failed(seat, call, exc) -> AgentError:
-    inside = exc.__traceback__ is not None and exc.__traceback__.tb_next is not None  # else: the call (a signature)
-    return AgentError(seat, f"failed in {call}: {describe_failure(exc, where=False)}",
-                      failure_place(exc) if inside else "")
+    return AgentError(seat, f"failed in {call}: {describe_failure(exc, where=False)}", failure_place(exc))
 
 
 def agent_rng(deal_seed, seat: int) -> np.random.Generator:
