@@ -11,7 +11,7 @@ from .checkpoint import export_policy
 from .config import ConfigError, TrainConfig
 from .metrics import MetricsLog
 from .run_folder import check_can_make, check_new_run_folder, lock_run_folder, new_run_dir, save_config
-from .trainer import Trainer
+from .trainer import Trainer, available_cores
 
 
 def train(cfg: TrainConfig, run_dir=None, resume=False) -> dict:
@@ -46,6 +46,10 @@ def _run(trainer, cfg, run_dir, resume) -> dict:
     """Train in ``run_dir`` (made, locked, its config written) until the budget is spent or a stop is asked for."""
     origin = _THREADS_ORIGIN[trainer.threads_source]
     sys.stderr.write(f"training in {run_dir}: {trainer.torch_threads} torch thread(s){origin}\n")
+    cores = available_cores()
+    if trainer.torch_threads > cores:  # oversubscribed threads make each update many times slower
+        sys.stderr.write(f"warning: torch_threads={trainer.torch_threads} is more than the {cores} core(s) this "
+                         f"process may use; updates will be slower (leave torch_threads unset to use the free cores)\n")
     log = MetricsLog(run_dir, cfg, resume_update=trainer.update if resume else None,
                      resume_step=trainer.global_step if resume else None)
     bar = _progress_bar(cfg, trainer)

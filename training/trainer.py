@@ -169,11 +169,16 @@ def free_cores(window_s: float = 0.5) -> int:
     busy machine, more torch threads than free cores is far slower. Busy is measured now, over
     ``window_s`` seconds of the kernel's CPU counters (the 1-minute load average lags: right after
     ``scripts/setup.sh`` it still counts the install); the load average where those are missing."""
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    cores = available_cores()
     busy = busy_cores_now(window_s)
     if busy is None:
         busy = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
     return max(1, min(cores, int(cores - busy + 0.5)))
+
+
+def available_cores() -> int:
+    """The cores this process may run on (its affinity where the system has one)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
 def busy_cores_now(window_s: float):
