@@ -2,7 +2,6 @@
 
 import copy
 import os
-import random
 import time
 
 import numpy as np
@@ -32,7 +31,6 @@ class Trainer:
         #: where the thread count came from: "config", "measured" (free cores now) or "checkpoint" (resume)
         self.threads_source = "config" if cfg.torch_threads else "measured"
         torch.set_num_threads(self.torch_threads)
-        random.seed(cfg.seed)
         torch.manual_seed(cfg.seed)
         self.collector = Collector(cfg, cfg.device)
         self.rules = self.collector.config
@@ -64,7 +62,7 @@ class Trainer:
     def state(self) -> dict:
         """Everything beyond the network and the optimizer that exact resumption needs."""
         return {"collector": self.collector.state_dict(), "rng": self.rng.bit_generator.state,
-                "torch_rng": torch.get_rng_state(), "python_rng": random.getstate(), "pool": self.pool,
+                "torch_rng": torch.get_rng_state(), "pool": self.pool,
                 "elapsed": self.elapsed, "best": self.best, "last_eval": self.last_eval, "totals": self.totals,
                 "torch_threads": self.torch_threads}
 
@@ -81,7 +79,6 @@ class Trainer:
         self.collector.load_state_dict(st["collector"])
         self.rng.bit_generator.state = st["rng"]
         torch.set_rng_state(st["torch_rng"])
-        random.setstate(st["python_rng"])
         self.pool, self.elapsed, self.best = st["pool"], st["elapsed"], st["best"]
         self.last_eval, self.totals = st["last_eval"], st["totals"]
         self.update = ckpt["update"]
