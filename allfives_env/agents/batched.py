@@ -154,7 +154,7 @@ class BatchedSearch(BatchedAgent):
     """``search:engine=compiled[,samples=K]``: the compiled determinized search in every game that asks,
     from that game's state (its worlds redraw every tile the mover cannot see). The worlds come from this
     agent's own random stream, so it plays like the arena's search in distribution, not move for move;
-    a Python loop over the games, about 0.2 ms per decision with 2 players."""
+    a Python loop over the games."""
 
     def __init__(self, venv, seed, samples=None):
         from ..compiled.state import kernel_config

@@ -21,12 +21,10 @@ sizes and known lacking suits):
 The action with the best mean plus ``prior_weight`` times its
 :mod:`~allfives_env.agents.heuristic` value wins (ties: the greedy order).
 The prior carries what greedy rollouts miss (denying the next reply, suit
-control, shedding): in 100 duplicate 2-player games against the heuristic the search
-won 51% without the prior and 63% with ``prior_weight=1`` (70% in the 200
-games of ``benchmarks/agent_strength.py``).
+control, shedding; measured in docs/agents.md).
 ``engine=compiled`` runs the same search on the numba kernels of the batched
-environment (:mod:`allfives_env.agents.search_compiled`): about fifty times faster per
-decision (``benchmarks/search_speed.py``), with its own random stream, so not
+environment (:mod:`allfives_env.agents.search_compiled`; its speed:
+``benchmarks/search_speed.py``), with its own random stream, so not
 the same worlds as ``engine=python``.
 ``infer=greedy`` (compiled engine) samples only worlds in which every opponent's
 placements this hand were greedy's choices: each tile that would have scored

@@ -19,8 +19,8 @@ placement exactly as :meth:`SearchAgent.action_values` defines it:
   (:func:`allfives_env.agents.heuristic.score_placements`, capped at 1000) is
   added.
 
-It runs on the numba kernels of the batched environment, about fifty
-times faster than the Python search (``benchmarks/search_speed.py``).
+It runs on the numba kernels of the batched environment (its speed against
+the Python search: ``benchmarks/search_speed.py``).
 Tests compare the greedy policy, the rollouts and the heuristic prior with
 the Python agents on the same positions, and the sampled worlds with the
 information rules.

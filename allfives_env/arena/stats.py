@@ -47,7 +47,7 @@ class AgentStats:
         """Count ``game``, in which this agent played ``side``."""
         self.games += 1
         if side in game.winners:
-            self.wins += 1.0 / len(game.winners)  # a drawn game is half a win
+            self.wins += 1.0 / len(game.winners)  # a drawn game is shared by its winners
         self.points += game.scores[side]
         others = [score for s, score in enumerate(game.scores) if s != side]
         self.margin += game.scores[side] - sum(others) / len(others)

@@ -31,10 +31,9 @@ Game parameters (every one has the default shown):
   tied block), so a game still unfinished after this many hands ends there
   and is scored as it stands (:meth:`AllFivesState.hand_cap_reached` says
   so). No rule of the contract has such a cap. With the auto value and the
-  default scoring it is not reached (random play ends every game within 13
-  hands); with ``hand_scoring="penalty"`` sides can lose points, and random
-  4-player games are long (60 hands on average, 5% past 160, the auto cap
-  with the R3 target), so there the cap ends some of them.
+  default scoring it is not reached; with ``hand_scoring="penalty"`` sides
+  can lose points and games run long, so there the cap ends some of them
+  (how often: docs/integrations.md).
 
 Mapping onto OpenSpiel. Every legality, transition and score is the engine's
 (:class:`~allfives_env.rules.game.Game`); this module only turns the engine's
