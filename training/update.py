@@ -10,7 +10,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from allfives_env.agents.ppo.network import masked_logits
+from allfives_env.agents.ppo.network import entropy_of_log_probs, masked_logits
 
 
 def evaluate_actions(net, obs, mask, actions):
@@ -18,7 +18,7 @@ def evaluate_actions(net, obs, mask, actions):
     logits, value = net(obs, mask)
     logp_all = torch.log_softmax(masked_logits(logits, mask), dim=-1)
     logp = logp_all.gather(1, actions.unsqueeze(1)).squeeze(1)
-    entropy = -(logp_all.exp() * logp_all).masked_fill(~mask, 0.0).sum(-1)  # legal actions only
+    entropy = entropy_of_log_probs(logp_all, mask)
     return logp, entropy, value
 
 

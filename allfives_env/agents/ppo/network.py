@@ -146,6 +146,9 @@ def masked_logits(logits, mask):
 
 def masked_entropy(logits, mask):
     """Entropy of the policy restricted to legal actions (0 with one legal action, never NaN)."""
-    logp = torch.log_softmax(masked_logits(logits, mask), dim=-1)
-    p = logp.exp()
-    return -torch.where(mask, p * logp, torch.zeros_like(logp)).sum(-1)
+    return entropy_of_log_probs(torch.log_softmax(masked_logits(logits, mask), dim=-1), mask)
+
+
+def entropy_of_log_probs(logp, mask):
+    """:func:`masked_entropy` from the masked policy's log-probabilities ``logp`` (for a caller that has them)."""
+    return -torch.where(mask, logp.exp() * logp, torch.zeros_like(logp)).sum(-1)
