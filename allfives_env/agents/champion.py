@@ -41,7 +41,7 @@ from numba import njit
 from threadpoolctl import ThreadpoolController
 
 from ..compiled.encode import encode
-from ..compiled.rules import apply_action, deal_random
+from ..compiled.rules import apply_action, deal_random, legal_placements
 from ..compiled.state import F_TARGET, GAME_OVER, HAND_OVER, NUM_FIELDS, OPTS, TO_MOVE, WINNERS, kernel_config
 from ..compiled.step import play_forced
 from ..env.encoders import default_layout
@@ -58,7 +58,6 @@ from .search_compiled import (
     draw_world,
     empty_bank,
     heuristic_move,
-    legal_placements,
     load_view,
     world_from_bank,
     zero_sum_points,

@@ -16,15 +16,15 @@ tests tie the twin to the reference.
 import numpy as np
 from numba import njit
 
-from ..compiled.rules import bit_index, count_after, forced_action, points_for_count
+from ..compiled.rules import bit_index, count_after, forced_action, placement_id, points_for_count
 from ..compiled.state import LEAD_TILE, MUST_PLAY, OPEN, OPTS, SUIT_TILES, TO_MOVE
-from ..rules.actions import DRAW
+from ..rules.actions import DRAW, slot_of, tile_of
 from ..rules.scoring import points_for_count as scored_points
 from ..rules.tiles import heaviness
 from .base import BaseAgent
 
 #: Tie-break rank of each placement action (higher = preferred): heavier tile, then lower slot.
-_ORDER = sorted(range(DRAW), key=lambda a: (heaviness(a >> 2), -(a & 3)))
+_ORDER = sorted(range(DRAW), key=lambda a: (heaviness(tile_of(a)), -slot_of(a)))
 TIE_RANK = tuple(_ORDER.index(a) for a in range(DRAW))
 #: A placement's greedy key is ``points << RANK_BITS | tie rank``: points first, then the tie-break.
 RANK_BITS = 7
@@ -40,7 +40,7 @@ def greedy_action(state, legal_actions) -> int:
     divisor = state.divisor
     best, best_key = legal_actions[0], -1
     for action in legal_actions:
-        points = scored_points(state.count_after(action >> 2, action & 3), divisor)
+        points = scored_points(state.count_after(tile_of(action), slot_of(action)), divisor)
         key = (points << RANK_BITS) + TIE_RANK[action]
         if key > best_key:
             best, best_key = action, key
@@ -53,7 +53,8 @@ def winning_placement(view, legal_actions):
     if legal_actions[0] >= DRAW:
         return None
     needed = view.target - view.scores[view.side]
-    winning = [a for a in legal_actions if scored_points(view.count_after(a >> 2, a & 3), view.divisor) >= needed]
+    winning = [a for a in legal_actions
+               if scored_points(view.count_after(tile_of(a), slot_of(a)), view.divisor) >= needed]
     return greedy_action(view, winning) if winning else None
 
 
@@ -84,9 +85,9 @@ def greedy_move(st, b, hands, divisor):
     if st[b, LEAD_TILE] < 0:
         for t in range(28):
             if (hand >> t) & 1:
-                key = greedy_key(points_for_count(count_after(st, b, t, 0), divisor), 4 * t)
+                key = greedy_key(points_for_count(count_after(st, b, t, 0), divisor), placement_id(t, 0))
                 if key > best_key:
-                    best, best_key = 4 * t, key
+                    best, best_key = placement_id(t, 0), key
         return best
     if st[b, MUST_PLAY] >= 0:
         hand = 1 << st[b, MUST_PLAY]
@@ -99,9 +100,9 @@ def greedy_move(st, b, hands, divisor):
             low = fits & -fits
             fits ^= low
             t = bit_index(low)
-            key = greedy_key(points_for_count(count_after(st, b, t, slot), divisor), 4 * t + slot)
+            key = greedy_key(points_for_count(count_after(st, b, t, slot), divisor), placement_id(t, slot))
             if key > best_key:
-                best, best_key = 4 * t + slot, key
+                best, best_key = placement_id(t, slot), key
     return best
 
 

@@ -33,10 +33,20 @@ import numpy as np
 from numba import njit
 
 from ..compiled.rng import rand_below
-from ..compiled.rules import clear_layout, layout_count, open_suits, place, popcount, side_of
+from ..compiled.rules import (
+    clear_layout,
+    layout_count,
+    legal_placements,
+    open_suits,
+    place,
+    popcount,
+    side_of,
+    slot_of,
+    tile_of,
+)
 from ..compiled.state import BONE_POS, COUNT, DRAW, LACKS, MUST_PLAY, NUM_FIELDS, OPTS, PASS, PLAYED_MASK, TO_MOVE
 from ..vector.batched import make_rng_state
-from .search_compiled import HEURISTIC_WEIGHTS, copy_game, draw_world, heuristic_values, legal_placements, load_view
+from .search_compiled import HEURISTIC_WEIGHTS, copy_game, draw_world, heuristic_values, load_view
 
 #: The softmax temperature of the model, in points of the heuristic's value.
 READ_TEMPERATURE = 2.0
@@ -97,12 +107,12 @@ def read_placements(st, hands, scores, seat, n, readable, ev_seat, ev_action, ev
             placed = 0
             for j in range(i, n_events):
                 if ev_seat[j] == s and ev_action[j] < DRAW:
-                    placed |= 1 << (ev_action[j] >> 2)
+                    placed |= 1 << tile_of(ev_action[j])
             later[m] = placed
             m += 1
         must &= ~(1 << s)
-        tile = action >> 2
-        place(est, R, tile, action & 3)
+        tile = tile_of(action)
+        place(est, R, tile, slot_of(action))
         est[R, COUNT] = layout_count(est, R)
         ehands[R, PLAYED_MASK + s] |= 1 << tile
         escores[R, side_of(s, n)] += ev_points[i]

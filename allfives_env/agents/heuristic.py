@@ -30,7 +30,7 @@ a documented term (weights are constructor options):
 
 import numpy as np
 
-from ..rules.actions import DRAW
+from ..rules.actions import DRAW, slot_of, tile_of
 from ..rules.scoring import points_for_count, round5
 from ..rules.tiles import SUIT_TILES, TILE_HIGH, TILE_IS_DOUBLE, TILE_LOW, TILE_PIPS, heaviness, mask_to_tiles
 from ..rules.view import public_layout, unseen_allowed
@@ -60,7 +60,7 @@ class HeuristicAgent(BaseAgent):
         if len(legal_actions) == 1 or legal_actions[0] >= DRAW:
             return legal_actions[0]
         scores = score_placements(view, legal_actions, self)
-        return max(legal_actions, key=lambda a: (scores[a], heaviness(a >> 2), -(a & 3)))
+        return max(legal_actions, key=lambda a: (scores[a], heaviness(tile_of(a)), -slot_of(a)))
 
     def weight_array(self) -> np.ndarray:
         """The weights as float64 in :data:`WEIGHT_NAMES` order (what the compiled heuristic reads)."""
@@ -82,7 +82,7 @@ def score_placements(view, legal_actions, weights) -> dict:
     hand = view.hand
     values = {}
     for action in legal_actions:
-        tile, slot = action >> 2, action & 3
+        tile, slot = tile_of(action), slot_of(action)
         points = points_for_count(view.count_after(tile, slot), divisor)
         if view.scores[side] + points >= view.target:
             values[action] = 1e6 + points

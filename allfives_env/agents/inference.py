@@ -23,7 +23,18 @@ and ask the greedy agent) and with each other.
 import numpy as np
 from numba import njit
 
-from ..compiled.rules import clear_layout, count_after, layout_count, place, points_for_count, popcount, side_of
+from ..compiled.rules import (
+    clear_layout,
+    count_after,
+    layout_count,
+    place,
+    placement_id,
+    points_for_count,
+    popcount,
+    side_of,
+    slot_of,
+    tile_of,
+)
 from ..compiled.state import (
     COUNT,
     DRAW,
@@ -43,7 +54,7 @@ from .greedy import greedy_key
 @njit(**OPTS)
 def placement_key(st, b, tile, slot, divisor):
     """Greedy's preference for placing ``tile`` at ``slot`` on the layout of row ``b``."""
-    return greedy_key(points_for_count(count_after(st, b, tile, slot), divisor), 4 * tile + slot)
+    return greedy_key(points_for_count(count_after(st, b, tile, slot), divisor), placement_id(tile, slot))
 
 
 @njit(**OPTS)
@@ -91,7 +102,7 @@ def greedy_exclusions(event_seats, event_actions, n_events, seat, n, divisor, ls
         if action == PASS:
             must_play &= ~(1 << mover)
             continue
-        tile, slot = action >> 2, action & 3
+        tile, slot = tile_of(action), slot_of(action)
         if side_of(mover, n) != own_side and not (must_play >> mover) & 1:
             forbid[mover] |= ranked_above(lst, row, tile, slot, placed, divisor)
         must_play &= ~(1 << mover)
@@ -126,7 +137,7 @@ def _before_step(st, hands, actions, n, divisor, excl):
         placed = 0
         for s in range(n):
             placed |= hands[b, PLAYED_MASK + s]
-        excl[b, seat] |= ranked_above(st, b, action >> 2, action & 3, placed, divisor)
+        excl[b, seat] |= ranked_above(st, b, tile_of(action), slot_of(action), placed, divisor)
 
 
 @njit(**OPTS)

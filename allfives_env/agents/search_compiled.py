@@ -37,12 +37,15 @@ from ..compiled.rules import (
     fitting_tiles,
     forced_action,
     layout_count,
+    legal_placements,
     mask_pips,
     place,
     points_for_count,
     popcount,
     round5,
     side_of,
+    slot_of,
+    tile_of,
 )
 from ..compiled.state import (
     ARM,
@@ -72,7 +75,6 @@ from ..compiled.state import (
     SPINNER_SLOT,
     SPINNER_TILE,
     SUIT_TILES,
-    TILE_SUITS,
     TO_MOVE,
     WEIGHT,
     WINNERS,
@@ -104,32 +106,6 @@ def copy_game(st, hands, scores, b, st2, hands2, scores2, b2):
         hands2[b2, c] = hands[b, c]
     for c in range(scores.shape[1]):
         scores2[b2, c] = scores[b, c]
-
-
-@njit(**OPTS)
-def legal_placements(st, b, hands, out):
-    """The legal placements of the seat to move (ascending action ids) into ``out``; returns how many.
-    Zero when the only legal action is a draw or a pass."""
-    hand = hands[b, st[b, TO_MOVE]]
-    n = 0
-    if st[b, LEAD_TILE] < 0:  # R6: any tile leads at W
-        for t in range(28):
-            if (hand >> t) & 1:
-                out[n] = 4 * t
-                n += 1
-        return n
-    if st[b, MUST_PLAY] >= 0:  # R13: only the drawn tile
-        hand = 1 << st[b, MUST_PLAY]
-    for t in range(28):
-        if (hand >> t) & 1:
-            for slot in range(4):
-                v = st[b, OPEN + slot]
-                if v >= 0 and ((TILE_SUITS[t] >> v) & 1):
-                    out[n] = 4 * t + slot
-                    n += 1
-    return n
-
-
 
 
 @njit(**OPTS)
@@ -378,7 +354,7 @@ def heuristic_values(st, b, hands, scores, cfg, target, legal, n_legal, weights,
         opp_pips = held * (mask_pips(unseen) / n_unseen)  # the mean first, as in Python (same rounding)
     for k in range(n_legal):
         action = legal[k]
-        tile, slot = action >> 2, action & 3
+        tile, slot = tile_of(action), slot_of(action)
         points = points_for_count(count_after(st, b, tile, slot), divisor)
         if scores[b, side] + points >= target:
             out[k] = 1e6 + points

@@ -2,7 +2,7 @@
 
 from numba import njit
 
-from .rules import bit_index, count_after, fitting_tiles, points_for_count, popcount, side_of
+from .rules import bit_index, count_after, fitting_tiles, placement_id, points_for_count, popcount, side_of
 from .state import (
     BONE_POS,
     BRANCHES_OPEN,
@@ -130,7 +130,7 @@ def add_placements(st, b, fits_in, divisor, points_off, out, mask):
             low = fits & -fits
             fits ^= low
             tile = bit_index(low)
-            action = 4 * tile + slot
+            action = placement_id(tile, slot)
             mask[b, action] = 1
             points = points_for_count(count_after(st, b, tile, slot), divisor)
             if points:
@@ -152,10 +152,10 @@ def encode_turn(st, b, hands, seat, cfg, off, out, mask):
             low = bits & -bits
             bits ^= low
             t = bit_index(low)
-            mask[b, 4 * t] = 1
+            mask[b, placement_id(t, 0)] = 1
             points = points_for_count(count_after(st, b, t, 0), divisor)
             if points:
-                out[b, points_off + 4 * t] = points / 35.0
+                out[b, points_off + placement_id(t, 0)] = points / 35.0
     elif st[b, MUST_PLAY] >= 0:  # R13: the drawn tile
         out[b, off[O_FORCED] + 1] = 1.0
         add_placements(st, b, 1 << st[b, MUST_PLAY], divisor, points_off, out, mask)

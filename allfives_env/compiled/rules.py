@@ -8,6 +8,7 @@ games through both and compares every step.
 import numpy as np
 from numba import njit
 
+from ..rules import actions as _codec
 from .rng import rand_below
 from .state import (
     ARM,
@@ -49,6 +50,11 @@ from .state import (
     WEIGHT,
     WINNERS,
 )
+
+#: The codec's unchecked id helpers (:mod:`allfives_env.rules.actions`), compiled from the same source.
+tile_of = njit(inline="always", **OPTS)(_codec.tile_of)
+slot_of = njit(inline="always", **OPTS)(_codec.slot_of)
+placement_id = njit(inline="always", **OPTS)(_codec.placement_id)
 
 # de Bruijn table: index of an isolated bit below 2**32.
 _DEBRUIJN = np.array([0, 1, 28, 2, 29, 14, 24, 3, 30, 22, 20, 15, 25, 17, 4, 8,
@@ -443,7 +449,7 @@ def apply_action(st, b, hands, scores, gains, cfg, target, action):
     """Game.step: apply a legal action of the seat to move."""
     seat = st[b, TO_MOVE]
     if action < DRAW:
-        play(st, b, hands, scores, gains, cfg, target, seat, action >> 2, action & 3)
+        play(st, b, hands, scores, gains, cfg, target, seat, tile_of(action), slot_of(action))
     elif action == DRAW:
         draw(st, b, hands, scores, gains, cfg, target, seat)
     else:
@@ -457,9 +463,9 @@ def is_legal(st, b, hands, action):
         return False
     hand = hands[b, st[b, TO_MOVE]]
     if st[b, LEAD_TILE] < 0:  # R6: any tile leads, at slot W
-        return action < DRAW and (action & 3) == 0 and ((hand >> (action >> 2)) & 1) == 1
+        return action < DRAW and slot_of(action) == 0 and ((hand >> tile_of(action)) & 1) == 1
     if action < DRAW:
-        tile, value = action >> 2, st[b, OPEN + (action & 3)]
+        tile, value = tile_of(action), st[b, OPEN + slot_of(action)]
         if value < 0 or ((TILE_SUITS[tile] >> value) & 1) == 0:
             return False
         if st[b, MUST_PLAY] >= 0:  # R13: only the drawn tile
@@ -468,6 +474,30 @@ def is_legal(st, b, hands, action):
     if st[b, MUST_PLAY] >= 0 or (hand & fitting_tiles(st, b)) != 0:  # R12: must play
         return False
     return (action == DRAW) == (st[b, BONE_POS] < 28)
+
+
+@njit(**OPTS)
+def legal_placements(st, b, hands, out):
+    """The legal placements of the seat to move (ascending action ids) into ``out``; returns how many.
+    Zero when the only legal action is a draw or a pass."""
+    hand = hands[b, st[b, TO_MOVE]]
+    n = 0
+    if st[b, LEAD_TILE] < 0:  # R6: any tile leads at W
+        for t in range(28):
+            if (hand >> t) & 1:
+                out[n] = placement_id(t, 0)
+                n += 1
+        return n
+    if st[b, MUST_PLAY] >= 0:  # R13: only the drawn tile
+        hand = 1 << st[b, MUST_PLAY]
+    for t in range(28):
+        if (hand >> t) & 1:
+            for slot in range(4):
+                v = st[b, OPEN + slot]
+                if v >= 0 and ((TILE_SUITS[t] >> v) & 1):
+                    out[n] = placement_id(t, slot)
+                    n += 1
+    return n
 
 
 @njit(**OPTS)

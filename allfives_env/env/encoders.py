@@ -24,8 +24,9 @@ import struct
 
 import numpy as np
 
-from ..rules.actions import DRAW, NUM_ACTIONS, PASS
+from ..rules.actions import DRAW, NUM_ACTIONS, PASS, slot_of
 from ..rules.config import RulesConfig
+from ..rules.scoring import points_for_count
 from ..rules.tiles import TILE_LOW
 
 MAX_COUNT = 36  # R15: the largest possible count
@@ -217,7 +218,7 @@ class DefaultEncoder:
         points = None
         divisor = self._divisor
         for action, count in zip(legal, game.counts_after(legal)):
-            if count > 0 and count % divisor == 0:
+            if points_for_count(count, divisor):
                 if points is None:
                     points = bytearray(self._no_points)
                 points[4 * action:4 * action + 4] = _POINTS[count]
@@ -299,7 +300,7 @@ class HistoryEncoder:
             else:
                 out[base + f["kind"]] = 1.0
                 out[base + f["tile"] + tile] = 1.0
-                out[base + f["slot"] + (action & 3)] = 1.0
+                out[base + f["slot"] + slot_of(action)] = 1.0
                 out[base + f["points"]] = points / MAX_POINTS
                 out[base + f["count"]] = count / MAX_COUNT
         context_off = self.layout.offset("context")

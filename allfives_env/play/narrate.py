@@ -5,7 +5,7 @@ An event is the engine's ``(seat, action, tile, points, count)`` tuple (see
 :mod:`allfives_env.rules.game`).
 """
 
-from ..rules.actions import DRAW, PASS, SLOT_NAMES
+from ..rules.actions import DRAW, PASS, SLOT_NAMES, slot_of
 from ..rules.tiles import tile_name
 
 
@@ -45,7 +45,7 @@ def narrate_turn(turn, names, reveal=True, lead=False) -> str:
         if lead:
             parts.append(f"led {tile_name(tile)}: {count_text(count, points)}")
         else:
-            parts.append(f"played {tile_name(tile)} on {SLOT_NAMES[action & 3]}: {count_text(count, points)}")
+            parts.append(f"played {tile_name(tile)} on {SLOT_NAMES[slot_of(action)]}: {count_text(count, points)}")
     return f"{names[seat]} " + " and ".join(parts)
 
 

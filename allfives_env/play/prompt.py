@@ -4,7 +4,7 @@ import re
 
 from rich.text import Text
 
-from ..rules.actions import DRAW, PASS, SLOT_NAMES
+from ..rules.actions import DRAW, PASS, SLOT_NAMES, slot_of, tile_of
 from ..rules.tiles import tile_index, tile_name
 from .screen import STYLES
 from .wrap import fit_text
@@ -52,12 +52,12 @@ def _tile_choice(match, moves, hand):
         return f"! {match.group(0)!r} is not a tile: halves go from 0 to 6; {_hint(moves)}."
     tile = tile_index(low, high)
     name = tile_name(tile)
-    fits = [(i, a) for i, a in enumerate(moves, 1) if a < DRAW and a >> 2 == tile]
+    fits = [(i, a) for i, a in enumerate(moves, 1) if a < DRAW and tile_of(a) == tile]
     slot = (match.group(3) or "").upper()
-    at = [(i, a) for i, a in fits if SLOT_NAMES[a & 3] == slot] if slot else fits
+    at = [(i, a) for i, a in fits if SLOT_NAMES[slot_of(a)] == slot] if slot else fits
     if len(at) == 1:
         return at[0][1]
-    where = ", ".join(f"{i} ({SLOT_NAMES[a & 3]})" for i, a in fits)
+    where = ", ".join(f"{i} ({SLOT_NAMES[slot_of(a)]})" for i, a in fits)
     if at:
         return f"! {name} fits more than one end: type its number, {where}."
     if fits:

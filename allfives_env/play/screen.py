@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.text import Text
 
 from ..env.render.text import ends_text, layout_arms, layout_cross
-from ..rules.actions import DRAW, PASS, SLOT_NAMES
+from ..rules.actions import DRAW, PASS, SLOT_NAMES, slot_of, tile_of
 from ..rules.scoring import points_for_count
 from ..rules.tiles import mask_to_tiles, tile_name
 from .narrate import count_text, format_points, side_label
@@ -46,7 +46,7 @@ def describe_move(game, action) -> str:
         return f"draw from the boneyard (no tile fits; {game.boneyard_left} left)"
     if action == PASS:
         return "pass (no tile fits and the boneyard is empty)"
-    tile, slot = action >> 2, action & 3
+    tile, slot = tile_of(action), slot_of(action)
     count = game.count_after(tile, slot)
     result = count_text(count, points_for_count(count, game.divisor))
     if game.lead_tile < 0:

@@ -19,13 +19,29 @@ PASS = DRAW + 1  # 113
 NUM_ACTIONS = PASS + 1  # 114
 
 
+def tile_of(action):
+    """The tile of placement id ``action`` (0..111), unchecked: for ids already known to be placements.
+    Works element-wise on NumPy and torch integer arrays; the kernels use its compiled twin."""
+    return action >> 2
+
+
+def slot_of(action):
+    """The slot of placement id ``action``, unchecked (as :func:`tile_of`)."""
+    return action & 3
+
+
+def placement_id(tile, slot):
+    """The id placing ``tile`` at ``slot``, unchecked (:func:`encode` checks; as :func:`tile_of`)."""
+    return NUM_SLOTS * tile + slot
+
+
 def encode(tile: int, slot: int) -> int:
     """Action id placing ``tile`` at ``slot``."""
     if not _is_int(tile) or not 0 <= tile < NUM_TILES:
         raise ValueError(f"tile index {tile!r} is not allowed; allowed: integers 0..{NUM_TILES - 1}")
     if not _is_int(slot) or not 0 <= slot < NUM_SLOTS:
         raise ValueError(f"slot {slot!r} is not allowed; allowed: integers 0..3 (W, E, N, S)")
-    return 4 * int(tile) + int(slot)
+    return placement_id(int(tile), int(slot))
 
 
 def decode(action: int) -> tuple:
@@ -36,7 +52,7 @@ def decode(action: int) -> tuple:
         return ("draw", -1, -1)
     if action == PASS:
         return ("pass", -1, -1)
-    return ("play", action >> 2, action & 3)
+    return ("play", tile_of(action), slot_of(action))
 
 
 def check_action_id(action) -> int:

@@ -23,7 +23,7 @@ tile: **private** to the drawer; public views must hide it (see
 import math
 from numbers import Real
 
-from .actions import DRAW, PASS
+from .actions import DRAW, PASS, E, N, S, W, placement_id, slot_of, tile_of
 from .config import RulesConfig, _is_int
 from .scoring import hand_end_points
 from .tiles import (
@@ -194,7 +194,7 @@ class Game:
             return []
         hand = self.hands[self.to_move]
         if self.lead_tile < 0:  # R6: any tile leads, always at slot W
-            return [4 * t for t in mask_to_tiles(hand)]
+            return [placement_id(t, W) for t in mask_to_tiles(hand)]
         if self.must_play >= 0:  # R13: the drawn playable tile, at any slot where it fits
             return self._placements(1 << self.must_play)
         actions = self._placements(hand)
@@ -214,15 +214,15 @@ class Game:
         while fits:
             low = fits & -fits
             fits ^= low
-            base = 4 * (low.bit_length() - 1)
+            tile = low.bit_length() - 1
             if low & w:
-                actions.append(base)
+                actions.append(placement_id(tile, W))
             if low & e:
-                actions.append(base + 1)
+                actions.append(placement_id(tile, E))
             if low & n:
-                actions.append(base + 2)
+                actions.append(placement_id(tile, N))
             if low & s:
-                actions.append(base + 3)
+                actions.append(placement_id(tile, S))
         return actions
 
     def count_after(self, tile: int, slot: int) -> int:
@@ -243,7 +243,7 @@ class Game:
     def counts_after(self, actions) -> list:
         """:meth:`count_after` for many legal placements at once (faster per action)."""
         if self.lead_tile < 0:  # a lone lead counts its pips, a double once (R14)
-            return [TILE_PIPS[action >> 2] for action in actions]
+            return [TILE_PIPS[tile_of(action)] for action in actions]
         value, weight, count = self.open_value, self.weight, self.count
         base = [count - value[0] * weight[0], count - value[1] * weight[1],
                 count - value[2] * weight[2], count - value[3] * weight[3]]
@@ -253,8 +253,11 @@ class Game:
                 if self.arm_length[other] == 0:
                     base[slot] += (2 - weight[other]) * value[other]
         # the free half is pips - matched half; a double's counts twice (R9)
-        return [base[action & 3] + (TILE_PIPS[action >> 2] - value[action & 3]) * TILE_END_WEIGHT[action >> 2]
-                for action in actions]
+        counts = []
+        for action in actions:
+            tile, slot = tile_of(action), slot_of(action)
+            counts.append(base[slot] + (TILE_PIPS[tile] - value[slot]) * TILE_END_WEIGHT[tile])
+        return counts
 
     # ------------------------------------------------------------------- step
     def step(self, action: int) -> None:
@@ -265,7 +268,7 @@ class Game:
         self._legal = None
         seat = self.to_move
         if action < DRAW:
-            self._play(seat, action >> 2, action & 3, action)
+            self._play(seat, tile_of(action), slot_of(action), action)
         elif action == DRAW:
             self._draw(seat)
         else:

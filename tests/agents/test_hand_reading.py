@@ -19,13 +19,8 @@ from allfives_env.agents.hand_reading import (
     resample,
 )
 from allfives_env.agents.heuristic import HeuristicAgent, score_placements
-from allfives_env.agents.search_compiled import (
-    HEURISTIC_WEIGHTS,
-    Searcher,
-    heuristic_values,
-    legal_placements,
-    world_from_bank,
-)
+from allfives_env.agents.search_compiled import HEURISTIC_WEIGHTS, Searcher, heuristic_values, world_from_bank
+from allfives_env.compiled.rules import legal_placements
 from allfives_env.compiled.state import BONE_POS, F_TARGET, NUM_FIELDS, ORDER, kernel_config
 from allfives_env.env.encoders import default_layout
 from allfives_env.rules.actions import DRAW, PASS

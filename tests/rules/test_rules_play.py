@@ -20,7 +20,7 @@ from allfives_env.rules import (
     tile_index,
     tile_name,
 )
-from allfives_env.rules.actions import decode, encode
+from allfives_env.rules.actions import decode, encode, placement_id, slot_of, tile_of
 from allfives_env.rules.tiles import heaviness, parse_tile
 
 # ------------------------------------------------------------------------ R1
@@ -61,6 +61,21 @@ def test_r1_action_ids():
     for action in range(112):
         assert parse_action(action_name(action)) == action
         assert encode(*decode(action)[1:]) == action
+
+
+def test_r1_unchecked_id_helpers_and_their_compiled_twins():
+    """tile_of / slot_of / placement_id (the codec's unchecked helpers) agree with decode and encode on every
+    placement id, element-wise on arrays, and so do the kernels' compiled twins."""
+    from allfives_env.compiled import rules as kernel
+
+    ids = np.arange(DRAW)
+    tiles, slots = tile_of(ids), slot_of(ids)
+    for action in range(DRAW):
+        _, tile, slot = decode(action)
+        assert (tile_of(action), slot_of(action), placement_id(tile, slot)) == (tile, slot, action)
+        assert (tiles[action], slots[action]) == (tile, slot)
+        assert (kernel.tile_of(action), kernel.slot_of(action), kernel.placement_id(tile, slot)) == (tile, slot, action)
+    assert (placement_id(tiles, slots) == ids).all()
 
 
 # ------------------------------------------------------------------------ R2

@@ -23,7 +23,7 @@ import numpy as np
 
 from ...env.encoders import DefaultEncoder
 from ...env.options import check_bool
-from ...rules.actions import DRAW, NUM_ACTIONS
+from ...rules.actions import DRAW, NUM_ACTIONS, slot_of, tile_of
 from ..base import BaseAgent
 from ..registry import resolve_policy_path
 from .features import FEATURES, PolicyInput
@@ -67,7 +67,7 @@ class NumpyPolicy:
         """The action scorer's score of ``placements[i]`` in input row ``rows[i]`` (``x``, ``h``: inputs
         and trunk states, one row per position), as PolicyNet._action_scores computes it."""
         context_w, context_b, tile, slot, features_w, out_w, out_b, offsets, deep = self.scorer
-        hidden = ((h @ context_w + context_b)[rows] + tile[placements // 4] + slot[placements % 4]
+        hidden = ((h @ context_w + context_b)[rows] + tile[tile_of(placements)] + slot[slot_of(placements)]
                   + x[rows[:, None], offsets[None, :] + placements[:, None]] @ features_w)
         hidden = self._act_fn(hidden)
         scores = hidden @ out_w + out_b

@@ -65,6 +65,7 @@ import math
 import numpy as np
 from numba import njit
 
+from ...compiled.rules import placement_id, points_for_count, slot_of, tile_of
 from ...env.encoders import default_layout
 from ...rules.actions import DRAW
 from ...rules.tiles import SUIT_TILES, TILE_HIGH, TILE_LOW
@@ -163,8 +164,7 @@ def _tile_points(values, weights, count, tile, divisor, LOW, HIGH):
     got = 0
     for s in range(4):
         c, _, _ = _count_after(values, weights, count, s, LOW[tile], HIGH[tile])
-        if c > 0 and c % divisor == 0 and c > got:
-            got = c
+        got = max(got, points_for_count(c, divisor))
     return got
 
 
@@ -201,8 +201,8 @@ def _best_play(values, weights, count, tile, divisor, LOW, HIGH):
         c, _, _ = _count_after(values, weights, count, s, LOW[tile], HIGH[tile])
         if c < 0:
             continue
-        points = c if c > 0 and c % divisor == 0 else 0
-        key = greedy_key(points, 4 * tile + s)
+        points = points_for_count(c, divisor)
+        key = greedy_key(points, placement_id(tile, s))
         if key > best_key:
             best_key, best_slot, best_points = key, s, points
     return best_points, best_key, best_slot
@@ -362,7 +362,7 @@ def _reply_features(obs, mask, off, n, divisor, LOW, HIGH, SUITS, blocks, CHOOSE
         for a in range(DRAW):
             if mask[b, a] == 0:
                 continue
-            t, slot = a >> 2, a & 3
+            t, slot = tile_of(a), slot_of(a)
             lo, hi = LOW[t], HIGH[t]
             if lead:  # R8: the lower half W, the higher E; a double lead is a lone spinner
                 after_v[0], after_v[1], after_v[2], after_v[3] = lo, hi, -1, -1

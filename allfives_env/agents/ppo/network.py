@@ -10,7 +10,7 @@ per action id (114) and a value; illegal actions are masked by
 import torch
 from torch import nn
 
-from ...rules.actions import NUM_ACTIONS
+from ...rules.actions import NUM_ACTIONS, slot_of, tile_of
 
 ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh}
 #: What a masked logit becomes: far below any real logit, yet finite (no NaN in softmax or entropy).
@@ -108,7 +108,7 @@ class PolicyNet(nn.Module):
         if mask is None:
             mask = torch.ones(obs.shape[0], NUM_ACTIONS, dtype=torch.bool, device=obs.device)
         rows, actions = torch.nonzero(mask[:, :NUM_ACTIONS - 2], as_tuple=True)  # the placements to score, packed
-        hidden = (self.action_context(h)[rows] + self.action_tile[actions // 4] + self.action_slot[actions % 4]
+        hidden = (self.action_context(h)[rows] + self.action_tile[tile_of(actions)] + self.action_slot[slot_of(actions)]
                   + self.action_features(obs[rows.unsqueeze(1), self._action_index[actions]]))  # (N, w)
         hidden = self._act(hidden)
         scores = self.action_out(hidden)

@@ -12,7 +12,7 @@ seat's drawn tiles are never named to a seated viewer (the narration hides them)
 """
 
 from ...env.render.text import arm_tiles, end_label, lone_spinner
-from ...rules.actions import DRAW, PASS, SLOT_NAMES
+from ...rules.actions import DRAW, PASS, SLOT_NAMES, slot_of, tile_of
 from ...rules.scoring import points_for_count
 from ...rules.tiles import TILE_HIGH, TILE_LOW, mask_to_tiles, tile_name
 from ..narrate import narrate_hand_end, side_label
@@ -73,7 +73,7 @@ def moves_view(game) -> list:
             move.update(kind="draw" if action == DRAW else "pass", tile=None, name=None, slot=None, count=None,
                         points=0)
         else:
-            tile, slot = action >> 2, action & 3
+            tile, slot = tile_of(action), slot_of(action)
             count = game.count_after(tile, slot)
             move.update(kind="lead" if game.lead_tile < 0 else "play", tile=tile, name=tile_name(tile),
                         slot=None if game.lead_tile < 0 else SLOT_NAMES[slot], count=count,
