@@ -42,7 +42,7 @@ class Trainer:
         self.opponent = copy.deepcopy(self.net)
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=cfg.learning_rate, eps=1e-5)
         self.evaluator = Evaluator(self.rules, cfg.features, cfg.eval_opponents, cfg.eval_games, cfg.eval_seed,
-                                   cfg.eval_workers, self.device)
+                                   cfg.eval_workers)
         self.rng = np.random.default_rng(np.random.SeedSequence([cfg.seed, 11]))
         self.pool = [self._snapshot()]
         self.update = 0

@@ -107,20 +107,20 @@ class BatchedHeuristic(BatchedAgent):
 
 
 class BatchedPolicy(BatchedAgent):
-    """``ppo:PATH``: the policy's most likely legal action in every row, the network in numpy."""
+    """``ppo:PATH``: the policy's most likely legal action in every row, the network in numpy; ``agent`` is
+    the :class:`~allfives_env.agents.ppo.agent.PPOAgent` it plays (from a file, or a live network in training),
+    as the arena would."""
 
-    def __init__(self, venv, path, infer=None, any_rules=False):
+    def __init__(self, venv, agent):
         from .inference import ExclusionTracker
-        from .ppo.agent import PPOAgent
         from .ppo.features import PolicyInput
-        agent = PPOAgent(path, infer=infer, any_rules=any_rules)  # checks the file, features and options
         agent.reset(0, venv.config, None)  # the player count and, unless any_rules, the scoring rules
-        self.name = f"ppo:{path}"
+        self.name = f"ppo:{agent.path}"
         self._policy = agent.policy
         self._input = PolicyInput(agent.features, venv.num_players, int(venv.config.divisor))
         if self._input.size != self._policy.obs_dim:
-            raise ValueError(f"{path!r} expects inputs of size {self._policy.obs_dim}; this env's observations with "
-                             f"features={agent.features!r} give {self._input.size}")
+            raise ValueError(f"{agent.path!r} expects inputs of size {self._policy.obs_dim}; this env's observations "
+                             f"with features={agent.features!r} give {self._input.size}")
         self._tracker = ExclusionTracker(venv) if self._input.infer else None
 
     def before_step(self, actions):
@@ -216,7 +216,9 @@ def make_batched_agent(spec, venv, seed=0) -> BatchedAgent:
         return spec
     name, path, options = check_batched_spec(spec)
     if name == "ppo":
-        return BatchedPolicy(venv, path, infer=options.get("infer"), any_rules=options.get("any_rules", False))
+        from .ppo.agent import PPOAgent
+        # the agent checks the file, its features and the options
+        return BatchedPolicy(venv, PPOAgent(path, infer=options.get("infer"), any_rules=options.get("any_rules", False)))
     if name == "search":
         return BatchedSearch(venv, seed, samples=options.get("samples"))
     return {"random": lambda: BatchedRandom(venv, seed), "greedy": lambda: BatchedGreedy(venv),

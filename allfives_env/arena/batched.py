@@ -18,6 +18,8 @@ from ..vector import SKIP, VectorAllFives
 
 def batched_match(config: RulesConfig, specs, deals: int, seed: int = 0) -> dict:
     """Play ``specs`` (one per side; ``specs[0]`` is the measured agent) on ``deals`` deals, every rotation.
+    A spec is a batched agent's spec string or a function that makes the agent for the match's env
+    (``make(venv) -> BatchedAgent``: training's live network).
 
     Returns ``{"win_share": (G,), "margin": (G,), "deal": (G,)}`` for agent 0 per game (G = deals x R):
     1 for a win, 1/k for a game drawn between k winners, 0 for a loss; its side's final score minus
@@ -34,7 +36,7 @@ def batched_match(config: RulesConfig, specs, deals: int, seed: int = 0) -> dict
     agents = {}
     for k, spec in enumerate(specs):
         if spec not in agents:
-            agents[spec] = make_batched_agent(spec, venv, seed=[seed, k])
+            agents[spec] = spec(venv) if callable(spec) else make_batched_agent(spec, venv, seed=[seed, k])
     seat_side = np.array([config.side_of(s) for s in range(config.num_players)])
     rotation = np.arange(B) % R  # rotation r: side s is played by agent (s + r) % R (arena.schedule.rotations)
     agent_at = (seat_side[None, :] + rotation[:, None]) % R  # (B, n): the agent index at each seat
