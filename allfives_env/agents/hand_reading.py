@@ -123,9 +123,10 @@ def read_placements(st, hands, scores, seat, n, readable, ev_seat, ev_action, ev
 def readable_seats(seat, n, partner_only) -> int:
     """The bit mask of the seats whose placements ``seat`` reads: every other seat, or with
     ``partner_only`` its partner alone (R2: seats 0+2 and 1+3 with 4 players; none with 2 or 3)."""
+    others = [s for s in range(n) if s != seat]
     if partner_only:
-        return 1 << ((seat + 2) % 4) if n == 4 else 0
-    return ((1 << n) - 1) & ~(1 << seat)
+        others = [s for s in others if side_of(s, n) == side_of(seat, n)]
+    return sum(1 << s for s in others)
 
 
 @njit(**OPTS)

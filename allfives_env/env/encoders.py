@@ -25,7 +25,7 @@ import struct
 import numpy as np
 
 from ..rules.actions import DRAW, NUM_ACTIONS, PASS, slot_of
-from ..rules.config import RulesConfig
+from ..rules.config import RulesConfig, sides_for
 from ..rules.scoring import points_for_count
 from ..rules.tiles import TILE_LOW
 
@@ -64,7 +64,7 @@ class SliceLayout:
 
 def default_layout(num_players: int) -> SliceLayout:
     """The parts of :class:`DefaultEncoder`'s vector for ``num_players`` seats."""
-    n, sides = num_players, (2 if num_players == 4 else num_players)
+    n, sides = num_players, sides_for(num_players)
     layout = SliceLayout()
     layout.add("hand", 28)  # own tiles
     layout.add("played_by", n, 28)  # tiles played this hand, by relative seat

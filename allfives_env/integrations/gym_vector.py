@@ -188,13 +188,14 @@ class LearnerGames:
 
     def _is_learner(self, to_move):
         if self.control == "side":
-            return (to_move % 2) == (self.seat % 2)
+            side_of = self.venv.config.side_of
+            return side_of(to_move) == side_of(self.seat)
         return to_move == self.seat
 
     def _viewers(self):
         """Who sees each game's final observation: the learner seat, or with ``control="side"`` the
         partnership's first seat (as :class:`SingleAgentAllFives` reports it)."""
-        return self.seat % 2 if self.control == "side" else self.seat
+        return self.seat % 2 if self.control == "side" else self.seat  # R2: seat 0 or 1 starts each partnership
 
     def _draw_seats(self, which):
         """A learner seat for each game in ``which`` (a bool mask) that starts an episode."""

@@ -1,6 +1,7 @@
 """Who sits where: the agent spec of each seat for ``allfives play`` and ``allfives watch``."""
 
 from ..arena.match import spec_count
+from ..rules.config import RulesConfig
 
 
 def play_seat_specs(num_players, seat, agents, partner=None):
@@ -13,7 +14,7 @@ def play_seat_specs(num_players, seat, agents, partner=None):
         raise ValueError(f"--seat {seat} is not a seat; allowed 0..{num_players - 1}")
     if num_players != 4 and partner is not None:
         raise ValueError("--partner is only for 4 players (two partnerships)")
-    partner_seat = (seat + 2) % 4 if num_players == 4 else None
+    partner_seat = RulesConfig(num_players=num_players).partner_of(seat)
     opponents = [s for s in range(num_players) if s != seat and s != partner_seat]
     agents = list(agents)
     if len(agents) == 1:
@@ -34,12 +35,13 @@ def watch_seat_specs(num_players, agents):
     """Specs per seat for ``allfives watch``: one per side (as in ``allfives eval``;
     with 4 players each partnership's spec plays both its seats), one per seat, or a single spec for all seats."""
     agents = list(agents)
-    sides = 2 if num_players == 4 else num_players
+    config = RulesConfig(num_players=num_players)
+    sides = config.num_sides
     if len(agents) == 1:
         agents = agents * sides
     if len(agents) == num_players:
         return agents
     if len(agents) == sides:
-        return [agents[seat % 2] for seat in range(4)]
+        return [agents[config.side_of(seat)] for seat in range(num_players)]
     raise ValueError(f"{spec_count(len(agents))} for {num_players} players; give one per side ({sides})"
                      + (", one per seat (4)" if num_players == 4 else "") + " or a single spec for all seats")

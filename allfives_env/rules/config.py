@@ -23,6 +23,11 @@ def is_valid_target(value) -> bool:
     return not isinstance(value, bool) and isinstance(value, Real) and math.isfinite(value) and 0 < value <= MAX_TARGET
 
 
+def sides_for(num_players: int) -> int:
+    """R2: two partnerships with 4 players, else each player is a side (for code that has only the count)."""
+    return 2 if num_players == 4 else num_players
+
+
 @dataclass(frozen=True)
 class RulesConfig:
     """Everything that can vary between rule sets; the defaults are the standard game.
@@ -73,7 +78,7 @@ class RulesConfig:
 
     @property
     def num_sides(self) -> int:
-        return 2 if self.num_players == 4 else self.num_players
+        return sides_for(self.num_players)
 
     @property
     def tiles_per_hand(self) -> int:
@@ -90,6 +95,10 @@ class RulesConfig:
     def side_of(self, seat: int) -> int:
         """R2: seats 0 and 2 are side 0, seats 1 and 3 side 1 with 4 players; else side = seat."""
         return seat % 2 if self.num_players == 4 else seat
+
+    def partner_of(self, seat: int):
+        """R2: the seat opposite ``seat`` with 4 players (its partner), else None."""
+        return (seat + 2) % 4 if self.num_players == 4 else None
 
     def to_dict(self) -> dict:
         return {f.name: getattr(self, f.name) for f in fields(self)}
