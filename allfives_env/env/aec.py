@@ -58,6 +58,7 @@ from .cores import BACKENDS, encoded, make_core
 from .encoders import ENCODERS, make_encoder
 from .options import ENV_OPTIONS, EnvOptions, check_choice, check_seed
 from .render.text import render_text
+from .rewards import ranked_winners, side_outcomes, side_rewards
 
 RESET_OPTIONS = ("hands", "boneyard", "leader", "scores")
 
@@ -280,11 +281,10 @@ class raw_env(AECEnv):
             for agent in rewards:
                 rewards[agent] = 0.0
             return
-        total, others = sum(gains), self.config.num_sides - 1
+        values = side_rewards(gains, mode)
         for side, members in enumerate(self._side_members):
-            value = gains[side] if mode == "points" else gains[side] - (total - gains[side]) / others
             for agent in members:
-                rewards[agent] = value
+                rewards[agent] = values[side]
         self._rewards_paid = True
         self._accumulate_rewards()
 
@@ -306,12 +306,10 @@ class raw_env(AECEnv):
         if core.game_over:
             winners = set(core.winners)
         else:  # a "hand" episode: rank the sides by the points gained this hand
-            ranking = [s - h for s, h in zip(core.scores, core.hand_start_scores)]
-            best = max(ranking)
-            winners = {side for side, value in enumerate(ranking) if value == best}
-        drawn = len(winners) > 1
+            winners = ranked_winners([s - h for s, h in zip(core.scores, core.hand_start_scores)])
+        outcomes = side_outcomes(winners, self.config.num_sides)
         for side, members in enumerate(self._side_members):
-            value = (0.0 if drawn else 1.0) if side in winners else -1.0
+            value = outcomes[side]
             for agent in members:
                 self.rewards[agent] = value
                 self._cumulative_rewards[agent] += value

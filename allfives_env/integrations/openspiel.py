@@ -108,6 +108,7 @@ except ImportError as exc:  # pragma: no cover - the extra is installed where te
 from ..agents.base import BaseAgent
 from ..env.encoders import DefaultEncoder
 from ..env.options import EPISODES, REWARDS, check_choice, check_count, check_number, check_positive
+from ..env.rewards import ranked_winners, side_outcomes, side_rewards
 from ..rules.actions import DRAW, NUM_ACTIONS, PASS, action_name
 from ..rules.config import MAX_TARGET, RulesConfig, _is_int, is_valid_target
 from ..rules.game import Game
@@ -497,9 +498,7 @@ def _after_step(pos):
 def _seat_values(setup, side_values) -> list:
     """Per seat, scaled: its side's value ("points") or that minus the other sides' mean ("zero_sum")."""
     config = setup.config
-    if setup.reward == "zero_sum":
-        total, others = sum(side_values), config.num_sides - 1
-        side_values = [v - (total - v) / others for v in side_values]
+    side_values = side_rewards(side_values, setup.reward)
     return [side_values[config.side_of(seat)] * setup.reward_scale for seat in range(config.num_players)]
 
 
@@ -511,10 +510,8 @@ def _win_values(setup, engine) -> list:
         winners = set(engine.winners)
     else:
         base = engine.hand_start_scores if setup.episode == "hand" else [0.0] * config.num_sides
-        ranking = [s - b for s, b in zip(engine.scores, base)]
-        winners = {side for side, value in enumerate(ranking) if value == max(ranking)}
-    drawn = len(winners) > 1
-    side_value = [(0.0 if drawn else 1.0) if side in winners else -1.0 for side in range(config.num_sides)]
+        winners = ranked_winners([s - b for s, b in zip(engine.scores, base)])
+    side_value = side_outcomes(winners, config.num_sides)
     return [side_value[config.side_of(seat)] for seat in range(config.num_players)]
 
 
