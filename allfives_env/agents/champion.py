@@ -194,14 +194,14 @@ class LeafValues:
         except ImportError:
             raise ValueError(f"champion: the value of {path!r} needs torch, which is not installed; install it "
                              'with: pip install -e ".[train]", or play champion:value=none (the search alone)') from None
-        from .ppo.agent import CheckpointError, _load, _with_inference
+        from .ppo.agent import CheckpointError, load_numpy_policy, with_inference
 
         if not os.path.isfile(path):
             raise CheckpointError(f"champion: policy file not found: {path!r} (give value=PATH, or value=none "
                                   "for the search alone)")
         self.path = path
-        self.rules, features, self.policy = _load(path)
-        self.features = _with_inference(features, False, path)  # no opponent model, as ppo:PATH by default
+        self.rules, features, self.policy = load_numpy_policy(path)
+        self.features = with_inference(features, False, path)  # no opponent model, as ppo:PATH by default
         # None: CHAMPION_WORLDS of the player count
         self._worlds = None if worlds is None else check_count("worlds", worlds, maximum=MAX_SAMPLES)
         self._replies = checked_replies(replies)  # None: CHAMPION_REPLIES of the player count
@@ -311,11 +311,11 @@ def _preload_default_values():
     torch after a fork. Where they cannot be read, :meth:`ChampionAgent.reset` says why."""
     if importlib.util.find_spec("torch") is None:
         return
-    from .ppo.agent import _load
+    from .ppo.agent import load_numpy_policy
 
     for path in CHAMPION_VALUE.values():
         if path is not None and os.path.isfile(shipped_file(path)):
-            _load(shipped_file(path))
+            load_numpy_policy(shipped_file(path))
 
 
 class ChampionAgent(SearchAgent):

@@ -110,7 +110,7 @@ from ..env.encoders import DefaultEncoder
 from ..env.options import EPISODES, REWARDS, check_choice, check_count, check_number, check_positive
 from ..env.rewards import ranked_winners, side_outcomes, side_rewards
 from ..rules.actions import DRAW, NUM_ACTIONS, PASS, action_name
-from ..rules.config import MAX_TARGET, RulesConfig, _is_int, is_valid_target
+from ..rules.config import MAX_TARGET, RulesConfig, is_int, is_valid_target
 from ..rules.game import Game
 from ..rules.tiles import NUM_TILES, mask_to_tiles, tile_name
 from ..rules.view import player_view, sample_world
@@ -191,7 +191,7 @@ def _setup_from(params) -> _Setup:
         raise ValueError(f"unknown {GAME_NAME} parameter(s) {unknown}; allowed: {list(PARAMETERS)}")
     params = {**PARAMETERS, **params}
     players = params["players"]
-    if not _is_int(players) or players not in (2, 3, 4):
+    if not is_int(players) or players not in (2, 3, 4):
         raise ValueError(f"players={players!r} is not allowed; allowed: 2, 3 or 4")
     target = check_number("target", params["target"])
     if target != 0 and not is_valid_target(target):
@@ -202,7 +202,7 @@ def _setup_from(params) -> _Setup:
                          divisor=params["divisor"])
     scale = check_positive("reward_scale", params["reward_scale"])
     max_hands = params["max_hands"]
-    if not _is_int(max_hands) or not 0 <= max_hands <= MAX_HANDS:
+    if not is_int(max_hands) or not 0 <= max_hands <= MAX_HANDS:
         raise ValueError(f"max_hands={max_hands!r} is not allowed; allowed: a whole number from 1 to {MAX_HANDS:,}, "
                          "or 0 for auto")
     if max_hands == 0:  # room for many hands that score nothing (a tied block) or little (3 points with V5)
@@ -405,7 +405,7 @@ class AllFivesState(pyspiel.State):
         pos = self._pos
         if pos.phase not in (PLAY, DRAW_TILE):
             raise ValueError(f"resample needs a state in a hand's play (a decision or a draw), not phase {pos.phase!r}")
-        if not _is_int(player_id) or not 0 <= player_id < pos.setup.config.num_players:
+        if not is_int(player_id) or not 0 <= player_id < pos.setup.config.num_players:
             raise ValueError(f"player_id={player_id!r} is not a seat; allowed 0..{pos.setup.config.num_players - 1}")
         world = sample_world(player_view(pos.engine, int(player_id)), rng)
         state = AllFivesState(self.get_game())

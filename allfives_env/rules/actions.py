@@ -8,7 +8,7 @@ One ``Discrete(114)`` space serves every seat:
 * ``113`` (:data:`PASS`) passes (R13, only with an empty boneyard).
 """
 
-from .config import _is_int
+from .config import is_int
 from .tiles import NUM_TILES, parse_tile, tile_name
 
 NUM_SLOTS = 4
@@ -37,9 +37,9 @@ def placement_id(tile, slot):
 
 def encode(tile: int, slot: int) -> int:
     """Action id placing ``tile`` at ``slot``."""
-    if not _is_int(tile) or not 0 <= tile < NUM_TILES:
+    if not is_int(tile) or not 0 <= tile < NUM_TILES:
         raise ValueError(f"tile index {tile!r} is not allowed; allowed: integers 0..{NUM_TILES - 1}")
-    if not _is_int(slot) or not 0 <= slot < NUM_SLOTS:
+    if not is_int(slot) or not 0 <= slot < NUM_SLOTS:
         raise ValueError(f"slot {slot!r} is not allowed; allowed: integers 0..3 (W, E, N, S)")
     return placement_id(int(tile), int(slot))
 

@@ -50,12 +50,12 @@ class RulesConfig:
 
     def __post_init__(self):
         # R2; a float such as 2.0 would compare equal but break seat ranges later.
-        if not _is_int(self.num_players) or self.num_players not in (2, 3, 4):
+        if not is_int(self.num_players) or self.num_players not in (2, 3, 4):
             raise ValueError(f"num_players={self.num_players!r} is not allowed; All Fives is played by 2, 3 or 4 players")
         _check_choice("hand_size", self.hand_size, tuple(HAND_SIZES))
         _check_choice("first_leader", self.first_leader, FIRST_LEADER_METHODS)
         _check_choice("hand_scoring", self.hand_scoring, HAND_SCORING_METHODS)
-        if not _is_int(self.divisor) or self.divisor not in DIVISORS:  # 5.0 would pass `in` but not the kernels
+        if not is_int(self.divisor) or self.divisor not in DIVISORS:  # 5.0 would pass `in` but not the kernels
             raise ValueError(f"divisor={self.divisor!r} is not allowed; allowed: the integer 5 (All Fives) or 3 (All Threes)")
         if self.target is not None:
             if not is_valid_target(self.target):
@@ -65,7 +65,7 @@ class RulesConfig:
         object.__setattr__(self, "num_players", int(self.num_players))
         object.__setattr__(self, "divisor", int(self.divisor))
         if self.target is not None:
-            object.__setattr__(self, "target", int(self.target) if _is_int(self.target) else float(self.target))
+            object.__setattr__(self, "target", int(self.target) if is_int(self.target) else float(self.target))
 
     @classmethod
     def from_options(cls, **options) -> "RulesConfig":
@@ -104,7 +104,7 @@ class RulesConfig:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
-def _is_int(value) -> bool:
+def is_int(value) -> bool:
     """An integer (Python or NumPy), but not a bool."""
     return isinstance(value, Integral) and not isinstance(value, bool)
 

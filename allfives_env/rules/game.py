@@ -24,7 +24,7 @@ import math
 from numbers import Real
 
 from .actions import DRAW, PASS, E, N, S, W, placement_id, slot_of, tile_of
-from .config import RulesConfig, _is_int
+from .config import RulesConfig, is_int
 from .scoring import hand_end_points
 from .tiles import (
     SUIT_TILES,
@@ -503,7 +503,7 @@ def _check_partition(tiles, expect_all):
 
 
 def validate_leader(config: RulesConfig, leader) -> int:
-    if not _is_int(leader) or leader not in range(config.num_players):
+    if not is_int(leader) or leader not in range(config.num_players):
         raise ValueError(f"leader={leader!r} is not a seat; allowed 0..{config.num_players - 1}")
     return int(leader)
 

@@ -24,7 +24,7 @@ import os
 from numbers import Real
 
 from .actions import NUM_ACTIONS, action_name
-from .config import RulesConfig, _is_int
+from .config import RulesConfig, is_int
 from .game import Game, validate_deal
 from .tiles import mask_to_tiles
 
@@ -129,7 +129,7 @@ def parse_records(lines, source) -> list:
 
 
 def _is_count(value):
-    return _is_int(value) and value >= 0
+    return is_int(value) and value >= 0
 
 
 def _is_score(value):

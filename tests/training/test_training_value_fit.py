@@ -108,14 +108,14 @@ def test_a_bad_count_is_refused_by_the_parser_in_one_line(capsys):
 def test_the_shipped_4_player_value_file_is_the_4_player_policy_before_with_its_value_refit():
     """``champion_value_4p.pt`` is the 4-player policy shipped before the search fine-tune (the file
     pinned as ``benchmark_v1/ppo_4p.pt``) with its value refit."""
-    from allfives_env.agents.ppo.agent import _load
+    from allfives_env.agents.ppo.agent import load_numpy_policy
 
     before = "checkpoints/benchmark_v1/ppo_4p.pt"
     shipped = read_checkpoint("checkpoints/champion_value_4p.pt")
     assert shipped["extra"]["value_fit_of"] == "ppo_4p.pt" and shipped["policy"]["features"] == "lookahead_infer"
     data = collect(before, RulesConfig(num_players=4), games=2, seed=7, workers=1)
     x, legal = data["inputs"], data["masks"].astype(bool)
-    (_, _, original), (_, _, refit) = _load(before), _load("checkpoints/champion_value_4p.pt")
+    (_, _, original), (_, _, refit) = load_numpy_policy(before), load_numpy_policy("checkpoints/champion_value_4p.pt")
     moves = [np.where(legal, p.batch_logits(x, data["masks"]), -np.inf).argmax(1) for p in (original, refit)]
     assert np.mean(moves[0] == moves[1]) > 0.9  # the replies the look-ahead plays are the policy's
     assert not np.allclose(original.values(x), refit.values(x), atol=0.05)  # but the value is new

@@ -126,7 +126,8 @@ def _numpy_scorer(net):
 _LOADED = {}
 
 
-def _load(path):
+def load_numpy_policy(path):
+    """``(rules, features, NumpyPolicy)`` of a policy file, loaded once per process (:data:`_LOADED`)."""
     st = os.stat(path)
     key = (os.path.abspath(path), st.st_mtime_ns, st.st_size)
     if key not in _LOADED:
@@ -153,7 +154,7 @@ class PPOAgent(BaseAgent):
         path = resolve_policy_path(path)
         if not os.path.isfile(path):
             raise CheckpointError(f"checkpoint not found: {path!r}")
-        rules, features, policy = _load(path)
+        rules, features, policy = load_numpy_policy(path)
         self._setup(path, rules, features, policy, sample, infer)
 
     @classmethod
@@ -171,7 +172,7 @@ class PPOAgent(BaseAgent):
         self.sample = check_bool("sample", sample)
         self.rules, self.policy, self.obs_dim = rules, policy, policy.obs_dim
         self.num_players = rules.num_players
-        self.features = features if infer is None else _with_inference(features, infer == "greedy", path)
+        self.features = features if infer is None else with_inference(features, infer == "greedy", path)
         self.infer = "greedy" if self.features.endswith("_infer") else "off"
         self._exclusions = np.zeros((1, 4), np.int64)
         self._encoders, self._inputs = {}, {}
@@ -233,7 +234,7 @@ class PPOAgent(BaseAgent):
         return int(legal[int(self.rng.choice(len(legal), p=p))])
 
 
-def _with_inference(features: str, infer: bool, path) -> str:
+def with_inference(features: str, infer: bool, path) -> str:
     """The feature set ``features`` with (``infer``) or without the greedy exclusions."""
     base = features[:-len("_infer")] if features.endswith("_infer") else features
     if not infer:

@@ -33,6 +33,7 @@ from starlette.staticfiles import StaticFiles
 from ...agents.registry import make_agent
 from ...arena.match import check_agents
 from ...rules.actions import NUM_ACTIONS
+from ...rules.config import is_int
 from ..seats import play_seat_specs, watch_seat_specs
 from .games import PLAY, WATCH, GameStore, RequestError, WebGame
 from .pages import page_html
@@ -143,13 +144,13 @@ class _Api:
         seed = body.get("seed")
         if seed is None:
             seed = random.SystemRandom().randrange(2**31)
-        elif not _is_int(seed) or not 0 <= seed <= MAX_SEED:
+        elif not is_int(seed) or not 0 <= seed <= MAX_SEED:
             raise RequestError(f"'seed' is {_shown(seed)}; allowed: null (a fresh deal) or a whole number "
                                f"0..{MAX_SEED}")
         if mode == PLAY:
             _only(body, PLAY_FIELDS, "a play game")
             seat = _given(body, "seat", 0)
-            if not _is_int(seat) or not 0 <= seat < config.num_players:
+            if not is_int(seat) or not 0 <= seat < config.num_players:
                 raise RequestError(f"'seat' is {_shown(seat)}; allowed: 0..{config.num_players - 1}")
             opponents = self._chosen(_given(body, "opponents", [self.settings.agent_specs[0]]), "opponents")
             partner = body.get("partner")
@@ -197,7 +198,7 @@ class _Api:
         if "action" not in body:
             raise RequestError(f"'action' is missing; allowed: an action id 0..{NUM_ACTIONS - 1} "
                                "(one of the position's moves)")
-        if not _is_int(action) or not 0 <= action < NUM_ACTIONS:
+        if not is_int(action) or not 0 <= action < NUM_ACTIONS:
             raise RequestError(f"'action' is {_shown(action)}; allowed: an action id 0..{NUM_ACTIONS - 1} "
                                "(one of the position's moves)")
         return JSONResponse(await run_in_threadpool(_locked, game, game.move, version, action))
@@ -308,7 +309,7 @@ def _version(body):
     if "version" not in body:
         raise RequestError("'version' is missing; allowed: the version of the position the page shows "
                            "(a whole number >= 0)")
-    if not _is_int(version) or version < 0:
+    if not is_int(version) or version < 0:
         raise RequestError(f"'version' is {_shown(version)}; allowed: the version of the position the page shows "
                            "(a whole number >= 0)")
     return version
@@ -319,10 +320,6 @@ def _seats_or_refuse(seat_specs, *args):
         return seat_specs(*args)
     except ValueError as exc:
         raise RequestError(str(exc).replace("--seat", "seat").replace("--partner", "partner")) from None
-
-
-def _is_int(value):
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _shown(value, limit=40):
