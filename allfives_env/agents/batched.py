@@ -109,13 +109,13 @@ class BatchedHeuristic(BatchedAgent):
 class BatchedPolicy(BatchedAgent):
     """``ppo:PATH``: the policy's most likely legal action in every row, the network in numpy; ``agent`` is
     the :class:`~allfives_env.agents.ppo.agent.PPOAgent` it plays (from a file, or a live network in training),
-    as the arena would."""
+    as the arena would; ``name`` as the spec named it (default ``ppo:`` and the agent's path)."""
 
-    def __init__(self, venv, agent):
+    def __init__(self, venv, agent, name=None):
         from .inference import ExclusionTracker
         from .ppo.features import PolicyInput
         agent.reset(0, venv.config, None)  # the player count and, unless any_rules, the scoring rules
-        self.name = f"ppo:{agent.path}"
+        self.name = name or f"ppo:{agent.path}"
         self._policy = agent.policy
         self._input = PolicyInput(agent.features, venv.num_players, int(venv.config.divisor))
         if self._input.size != self._policy.obs_dim:
@@ -218,7 +218,8 @@ def make_batched_agent(spec, venv, seed=0) -> BatchedAgent:
     if name == "ppo":
         from .ppo.agent import PPOAgent
         # the agent checks the file, its features and the options
-        return BatchedPolicy(venv, PPOAgent(path, infer=options.get("infer"), any_rules=options.get("any_rules", False)))
+        agent = PPOAgent(path, infer=options.get("infer"), any_rules=options.get("any_rules", False))
+        return BatchedPolicy(venv, agent, name=f"ppo:{path}")
     if name == "search":
         return BatchedSearch(venv, seed, samples=options.get("samples"))
     return {"random": lambda: BatchedRandom(venv, seed), "greedy": lambda: BatchedGreedy(venv),

@@ -19,6 +19,7 @@ from numba import njit
 from ..compiled.rules import bit_index, count_after, forced_action, placement_id, points_for_count
 from ..compiled.state import LEAD_TILE, MUST_PLAY, OPEN, OPTS, SUIT_TILES, TO_MOVE
 from ..rules.actions import DRAW, slot_of, tile_of
+from ..rules.scoring import MAX_POINTS
 from ..rules.scoring import points_for_count as scored_points
 from ..rules.tiles import heaviness
 from .base import BaseAgent
@@ -115,7 +116,7 @@ def greedy_from_observations(obs, mask, points_offset, out):
         best, best_key = -1, -1
         for a in range(DRAW):
             if mask[b, a]:
-                key = greedy_key(np.int64(np.rint(obs[b, points_offset + a] * 35.0)), a)
+                key = greedy_key(np.int64(np.rint(obs[b, points_offset + a] * MAX_POINTS)), a)
                 if key > best_key:
                     best, best_key = a, key
         if best < 0:

@@ -2,6 +2,7 @@
 
 from numba import njit
 
+from ..rules.scoring import MAX_COUNT, MAX_POINTS
 from .rules import bit_index, count_after, fitting_tiles, placement_id, points_for_count, popcount, side_of
 from .state import (
     BONE_POS,
@@ -43,6 +44,7 @@ from .state import (
     OPTS,
     PASS,
     PLAYED_MASK,
+    SIZE_SCALE,
     SPINNER_TILE,
     SUIT_TILES,
     TO_MOVE,
@@ -83,7 +85,7 @@ def encode(st, b, hands, scores, seat, turn, cfg, fcfg, off, out, mask):
             for suit in range(7):
                 if (lacks >> suit) & 1:
                     out[b, off[O_LACKS] + 7 * rel + suit] = 1.0
-        out[b, off[O_HAND_SIZES] + rel] = popcount(hands[b, other]) / 10.0
+        out[b, off[O_HAND_SIZES] + rel] = popcount(hands[b, other]) / SIZE_SCALE
         if n < 4:  # each seat its own side, observer first (encoders._relative_sides)
             out[b, off[O_SCORES] + rel] = scores[b, other] * score_norm
         if other == st[b, TO_MOVE]:
@@ -112,7 +114,7 @@ def encode(st, b, hands, scores, seat, turn, cfg, fcfg, off, out, mask):
         out[b, off[O_SPINNER_STATE]] = 1.0
     if st[b, LEAD_TILE] < 0:
         out[b, off[O_IS_LEAD]] = 1.0
-    out[b, off[O_COUNT]] = st[b, COUNT] / 36.0
+    out[b, off[O_COUNT]] = st[b, COUNT] / MAX_COUNT
     out[b, off[O_BONEYARD]] = (28 - st[b, BONE_POS]) * fcfg[F_BONE_NORM]
     if turn:
         encode_turn(st, b, hands, seat, cfg, off, out, mask)
@@ -134,7 +136,7 @@ def add_placements(st, b, fits_in, divisor, points_off, out, mask):
             mask[b, action] = 1
             points = points_for_count(count_after(st, b, tile, slot), divisor)
             if points:
-                out[b, points_off + action] = points / 35.0
+                out[b, points_off + action] = points / MAX_POINTS
 
 
 @njit(**OPTS)
@@ -142,7 +144,7 @@ def encode_turn(st, b, hands, seat, cfg, off, out, mask):
     """DefaultEncoder._encode_turn plus the action mask (Game.legal_actions)."""
     for a in range(NUM_ACTIONS):
         mask[b, a] = 0
-    out[b, off[O_DRAWN]] = st[b, DRAWN] / 10.0
+    out[b, off[O_DRAWN]] = st[b, DRAWN] / SIZE_SCALE
     hand = hands[b, seat]
     divisor = cfg[C_DIVISOR]
     points_off = off[O_PLACEMENT]
@@ -155,7 +157,7 @@ def encode_turn(st, b, hands, seat, cfg, off, out, mask):
             mask[b, placement_id(t, 0)] = 1
             points = points_for_count(count_after(st, b, t, 0), divisor)
             if points:
-                out[b, points_off + placement_id(t, 0)] = points / 35.0
+                out[b, points_off + placement_id(t, 0)] = points / MAX_POINTS
     elif st[b, MUST_PLAY] >= 0:  # R13: the drawn tile
         out[b, off[O_FORCED] + 1] = 1.0
         add_placements(st, b, 1 << st[b, MUST_PLAY], divisor, points_off, out, mask)

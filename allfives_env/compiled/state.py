@@ -67,6 +67,9 @@ OBS_PARTS = ("hand", "played_by", "slot_available", "slot_value", "slot_double_e
  O_SPINNER_STATE, O_SPINNER_VALUE, O_COUNT, O_IS_LEAD, O_BONEYARD, O_HAND_SIZES, O_SAME_SIDE,
  O_SCORES, O_LACKS, O_FORCED, O_DRAWN, O_TO_MOVE, O_LEADER, O_PLACEMENT) = range(20)
 
+#: Hand sizes and tiles drawn are observed in tenths (the encoder's and its compiled twin's scale).
+SIZE_SCALE = 10.0
+
 # No kernel allocates, returns or keeps an array: they only index the arrays
 # they are given. So they are compiled without numba's reference counting
 # (``_nrt=False``); with it, every call paid an atomic incref/decref per array

@@ -24,13 +24,11 @@ import struct
 
 import numpy as np
 
+from ..compiled.state import SIZE_SCALE
 from ..rules.actions import DRAW, NUM_ACTIONS, PASS, slot_of
 from ..rules.config import RulesConfig, sides_for
-from ..rules.scoring import points_for_count
+from ..rules.scoring import MAX_COUNT, MAX_POINTS, points_for_count
 from ..rules.tiles import TILE_LOW
-
-MAX_COUNT = 36  # R15: the largest possible count
-MAX_POINTS = 35  # R15: the largest scoring count
 
 
 class SliceLayout:
@@ -109,7 +107,7 @@ _SPINNER_NONE = _f32([1, 0, 0]) + _ONE_HOT7[0]
 _SPINNER_AT_END = _f32([0, 1, 0])
 _SPINNER_INSIDE = _f32([0, 0, 1])
 _COUNT = tuple(_f32([c / MAX_COUNT]) for c in range(MAX_COUNT + 1))
-_TENTHS = tuple(_f32([k / 10.0]) for k in range(29))  # hand sizes and tiles drawn
+_TENTHS = tuple(_f32([k / SIZE_SCALE]) for k in range(29))  # hand sizes and tiles drawn
 _POINTS = tuple(_f32([p / MAX_POINTS]) for p in range(MAX_COUNT + 1))  # 36 scores with divisor 3 (V5)
 _F32_PACK = struct.Struct("<f").pack
 

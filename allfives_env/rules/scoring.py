@@ -1,5 +1,8 @@
 """Counting the layout's ends and scoring hand ends (R14-R15, R20-R24, V4, V5)."""
 
+MAX_COUNT = 36  # R15: the largest possible count
+MAX_POINTS = 35  # R15: the largest scoring count (36 with the divisor 3: V5)
+
 
 def round5(x) -> int:
     """R20: nearest multiple of 5; remainders 1-2 round down, 3-4 up (7->5, 8->10)."""

@@ -66,8 +66,10 @@ import numpy as np
 from numba import njit
 
 from ...compiled.rules import placement_id, points_for_count, slot_of, tile_of
+from ...compiled.state import SIZE_SCALE
 from ...env.encoders import default_layout
 from ...rules.actions import DRAW
+from ...rules.scoring import MAX_COUNT, MAX_POINTS
 from ...rules.tiles import SUIT_TILES, TILE_HIGH, TILE_LOW
 from ..greedy import greedy_key
 
@@ -337,9 +339,9 @@ def _reply_features(obs, mask, off, n, divisor, LOW, HIGH, SUITS, blocks, CHOOSE
         for i in range(D, out.shape[1]):
             out[b, i] = 0.0
         hand, known = _hand_and_seen(obs[b], o_hand, o_played, n)
-        h1 = int(round(obs[b, o_sizes + 1] * 10.0))
+        h1 = int(round(obs[b, o_sizes + 1] * SIZE_SCALE))
         rel2 = 2 % n
-        h2 = int(round(obs[b, o_sizes + rel2] * 10.0))
+        h2 = int(round(obs[b, o_sizes + rel2] * SIZE_SCALE))
         # the next seat's possible tiles (exclusions that leave fewer than its hand size are not believed)
         candidates, total = _possible(known | exclusions[b, 1], _lacks_of(obs[b], o_lacks, 1), LOW, HIGH)
         if total < h1:
@@ -357,7 +359,7 @@ def _reply_features(obs, mask, off, n, divisor, LOW, HIGH, SUITS, blocks, CHOOSE
                     if obs[b, o_value + 7 * s + v] > 0.5:
                         values[s] = v
             weights[s] = 2 if obs[b, o_double + s] > 0.5 else (1 if obs[b, o_counts + s] > 0.5 else 0)
-        count = int(round(obs[b, o_count] * 36.0))
+        count = int(round(obs[b, o_count] * MAX_COUNT))
         lead = obs[b, o_lead] > 0.5
         for a in range(DRAW):
             if mask[b, a] == 0:
@@ -389,9 +391,9 @@ def _reply_features(obs, mask, off, n, divisor, LOW, HIGH, SUITS, blocks, CHOOSE
                 next_points, stuck, after_next = _lookahead(
                     after_v, after_w, count1, candidates, total, h1, cand2 & ~(1 << t),
                     h2 - 1 if own else h2, divisor, LOW, HIGH, SUITS, CHOOSE, scratch)
-                out[b, D + 3 * DRAW + a] = next_points / 35.0
+                out[b, D + 3 * DRAW + a] = next_points / MAX_POINTS
                 out[b, D + 4 * DRAW + a] = stuck
-                out[b, D + 5 * DRAW + a] = after_next / 35.0
+                out[b, D + 5 * DRAW + a] = after_next / MAX_POINTS
             if total == 0:
                 continue
             best, scoring = 0, 0
@@ -404,5 +406,5 @@ def _reply_features(obs, mask, off, n, divisor, LOW, HIGH, SUITS, blocks, CHOOSE
                     scoring += 1
                     if got > best:
                         best = got
-            out[b, D + a] = best / 35.0
+            out[b, D + a] = best / MAX_POINTS
             out[b, D + DRAW + a] = scoring / total
