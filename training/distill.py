@@ -38,7 +38,7 @@ from allfives_env.agents.ppo.agent import CheckpointError, PPOAgent, read_checkp
 from allfives_env.agents.registry import make_agent, resolve_policy_path
 from allfives_env.arena import check_agents
 from allfives_env.arena.deals import deal_hand
-from allfives_env.arena.game import agent_rng
+from allfives_env.arena.game import agent_rng, choose_action
 from allfives_env.cli import OneLineParser
 from allfives_env.rules.actions import DRAW, NUM_ACTIONS
 from allfives_env.rules.config import RulesConfig
@@ -104,13 +104,10 @@ def label_game(player_path, config: RulesConfig, deal_seed, teacher=DEFAULT_TEAC
         deal_hand(game, deal_seed, hand)
         while not game.hand_over:
             seat, legal = game.to_move, game.legal_actions()
-            if len(legal) == 1:  # forced: no agent is asked (nor its generator drawn from)
-                game.step(legal[0])
-                continue
-            view = player_view(game, seat)
-            if teachers[seat] is not None and view.legal_actions[0] < DRAW:
-                _append_label(inputs, masks, values, agents[seat], teachers[seat], view)
-            game.step(int(agents[seat].act(view, view.legal_actions)))
+            if teachers[seat] is not None and len(legal) > 1 and legal[0] < DRAW:  # a placement to choose
+                _append_label(inputs, masks, values, agents[seat], teachers[seat], player_view(game, seat))
+            # the arena's step: a forced one asks no agent (nor draws from its generator); the choice is checked
+            game.step(choose_action(game, agents[seat])[0])
         if game.game_over:
             break
         hand += 1

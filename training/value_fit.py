@@ -40,6 +40,7 @@ from allfives_env.agents.registry import make_agent, resolve_policy_path
 from allfives_env.arena.deals import deal_hand
 from allfives_env.arena.game import agent_rng, choose_action
 from allfives_env.cli import OneLineParser
+from allfives_env.env.rewards import side_outcomes, side_rewards
 from allfives_env.rules.actions import DRAW, NUM_ACTIONS
 from allfives_env.rules.config import RulesConfig
 from allfives_env.rules.game import Game
@@ -67,14 +68,12 @@ def discounted_returns(margins, end_margin, outcome, gamma=GAMMA, points=1.0 / P
 
 
 def _margin(game, side) -> float:
-    others = sum(game.scores[s] for s in range(game.num_sides) if s != side)
-    return game.scores[side] - others / (game.num_sides - 1)
+    """The side's score minus the other sides' mean (the zero-sum reward of the whole score sheet)."""
+    return side_rewards(game.scores, "zero_sum")[side]
 
 
 def _outcome(game, side) -> float:
-    if side not in game.winners:
-        return -1.0
-    return 0.0 if len(game.winners) > 1 else 1.0
+    return side_outcomes(set(game.winners), game.num_sides)[side]
 
 
 def seat_specs(config: RulesConfig, deal_seed) -> list:
