@@ -20,6 +20,8 @@ vector envs, the training evaluator):
   hand); the others ignore them.
 """
 
+import os
+
 import numpy as np
 
 from ..env.options import check_count
@@ -107,15 +109,21 @@ class BatchedHeuristic(BatchedAgent):
 
 
 class BatchedPolicy(BatchedAgent):
-    """``ppo:PATH``: the policy's most likely legal action in every row, the network in numpy; ``agent`` is
-    the :class:`~allfives_env.agents.ppo.agent.PPOAgent` it plays (from a file, or a live network in training),
-    as the arena would; ``name`` as the spec named it (default ``ppo:`` and the agent's path)."""
+    """``ppo:PATH``: the policy's most likely legal action in every row, the network in numpy. ``policy`` is
+    a policy file (with ``infer`` and ``any_rules`` as ``ppo:PATH`` takes them) or the
+    :class:`~allfives_env.agents.ppo.agent.PPOAgent` to play (a live network in training); ``name`` as the
+    spec named it (default ``ppo:`` and the agent's path)."""
 
-    def __init__(self, venv, agent, name=None):
+    def __init__(self, venv, policy, infer=None, any_rules=False, name=None):
         from .inference import ExclusionTracker
+        from .ppo.agent import PPOAgent
         from .ppo.features import PolicyInput
+        # a file: the agent checks it, its features and the options
+        agent = PPOAgent(policy, infer=infer, any_rules=any_rules) if isinstance(policy, (str, os.PathLike)) else policy
+        if agent.sample:
+            raise ValueError(f"{agent.path!r} with sample=true has no batched twin; allowed: the most likely move")
         agent.reset(0, venv.config, None)  # the player count and, unless any_rules, the scoring rules
-        self.name = name or f"ppo:{agent.path}"
+        self.name = name or f"ppo:{policy if isinstance(policy, (str, os.PathLike)) else agent.path}"
         self._policy = agent.policy
         self._input = PolicyInput(agent.features, venv.num_players, int(venv.config.divisor))
         if self._input.size != self._policy.obs_dim:
@@ -216,10 +224,7 @@ def make_batched_agent(spec, venv, seed=0) -> BatchedAgent:
         return spec
     name, path, options = check_batched_spec(spec)
     if name == "ppo":
-        from .ppo.agent import PPOAgent
-        # the agent checks the file, its features and the options
-        agent = PPOAgent(path, infer=options.get("infer"), any_rules=options.get("any_rules", False))
-        return BatchedPolicy(venv, agent, name=f"ppo:{path}")
+        return BatchedPolicy(venv, path, infer=options.get("infer"), any_rules=options.get("any_rules", False))
     if name == "search":
         return BatchedSearch(venv, seed, samples=options.get("samples"))
     return {"random": lambda: BatchedRandom(venv, seed), "greedy": lambda: BatchedGreedy(venv),

@@ -18,7 +18,7 @@ from numba import njit
 
 from ..compiled.rules import bit_index, count_after, forced_action, placement_id, points_for_count
 from ..compiled.state import LEAD_TILE, MUST_PLAY, OPEN, OPTS, SUIT_TILES, TO_MOVE
-from ..rules.actions import DRAW, slot_of, tile_of
+from ..rules.actions import DRAW, slot_of, tile_of  # Python-level: the kernels below use compiled.rules' twins
 from ..rules.scoring import MAX_POINTS
 from ..rules.scoring import points_for_count as scored_points
 from ..rules.tiles import heaviness

@@ -45,6 +45,7 @@ from ..compiled.rules import (
     tile_of,
 )
 from ..compiled.state import BONE_POS, COUNT, DRAW, LACKS, MUST_PLAY, NUM_FIELDS, OPTS, PASS, PLAYED_MASK, TO_MOVE
+from ..rules.config import RulesConfig
 from ..vector.batched import make_rng_state
 from .search_compiled import HEURISTIC_WEIGHTS, copy_game, draw_world, heuristic_values, load_view
 
@@ -123,10 +124,10 @@ def read_placements(st, hands, scores, seat, n, readable, ev_seat, ev_action, ev
 def readable_seats(seat, n, partner_only) -> int:
     """The bit mask of the seats whose placements ``seat`` reads: every other seat, or with
     ``partner_only`` its partner alone (R2: seats 0+2 and 1+3 with 4 players; none with 2 or 3)."""
-    others = [s for s in range(n) if s != seat]
     if partner_only:
-        others = [s for s in others if side_of(s, n) == side_of(seat, n)]
-    return sum(1 << s for s in others)
+        partner = RulesConfig(num_players=n).partner_of(seat)
+        return 0 if partner is None else 1 << partner
+    return ((1 << n) - 1) & ~(1 << seat)
 
 
 @njit(**OPTS)

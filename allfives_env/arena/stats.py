@@ -1,7 +1,7 @@
 """A match's results and the statistics per agent, with 95% Wilson intervals.
 
 Per agent: game win rate with a 95% Wilson interval (a drawn game, possible
-only with 3 players (R25), counts as half a win for each winner), points per
+only with 3 players (R25), is shared by its winners: half a win each), points per
 game (its side's final score), point margin per game (its score minus the
 mean of the other sides' scores), points per hand and mean hands per game.
 """

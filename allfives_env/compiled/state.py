@@ -25,6 +25,7 @@ import numpy as np
 from ..rules.actions import DRAW, NUM_ACTIONS, PASS  # noqa: F401  (re-exported to the kernels)
 from ..rules.config import FIRST_LEADER_METHODS, HAND_SCORING_METHODS
 from ..rules.game import CENTER  # noqa: F401
+from ..rules.scoring import SIZE_SCALE  # noqa: F401  (re-exported to the kernels)
 from ..rules.tiles import NUM_TILES, TILE_HIGH, TILE_LOW, heaviness
 from ..rules.tiles import SUIT_TILES as _SUIT_TILES
 from ..rules.tiles import TILE_SUITS as _TILE_SUITS
@@ -66,9 +67,6 @@ OBS_PARTS = ("hand", "played_by", "slot_available", "slot_value", "slot_double_e
 (O_HAND, O_PLAYED_BY, O_SLOT_AVAILABLE, O_SLOT_VALUE, O_SLOT_DOUBLE_END, O_SLOT_COUNTS,
  O_SPINNER_STATE, O_SPINNER_VALUE, O_COUNT, O_IS_LEAD, O_BONEYARD, O_HAND_SIZES, O_SAME_SIDE,
  O_SCORES, O_LACKS, O_FORCED, O_DRAWN, O_TO_MOVE, O_LEADER, O_PLACEMENT) = range(20)
-
-#: Hand sizes and tiles drawn are observed in tenths (the encoder's and its compiled twin's scale).
-SIZE_SCALE = 10.0
 
 # No kernel allocates, returns or keeps an array: they only index the arrays
 # they are given. So they are compiled without numba's reference counting

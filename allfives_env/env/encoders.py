@@ -24,10 +24,9 @@ import struct
 
 import numpy as np
 
-from ..compiled.state import SIZE_SCALE
 from ..rules.actions import DRAW, NUM_ACTIONS, PASS, slot_of
 from ..rules.config import RulesConfig, sides_for
-from ..rules.scoring import MAX_COUNT, MAX_POINTS, points_for_count
+from ..rules.scoring import MAX_COUNT, MAX_POINTS, SIZE_SCALE, points_for_count
 from ..rules.tiles import TILE_LOW
 
 

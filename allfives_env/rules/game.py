@@ -225,6 +225,16 @@ class Game:
                 actions.append(placement_id(tile, S))
         return actions
 
+    def can_play(self, seat: int) -> bool:
+        """Whether ``seat`` holds any tile that fits an open end now."""
+        if self.lead_tile < 0:
+            return True
+        fitting = 0
+        for value in self.open_value:
+            if value >= 0:
+                fitting |= SUIT_TILES[value]
+        return bool(self.hands[seat] & fitting)
+
     def count_after(self, tile: int, slot: int) -> int:
         """The count (R14) the layout would show after placing ``tile`` at ``slot``
         (a legal placement), without changing the state."""

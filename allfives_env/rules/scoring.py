@@ -2,6 +2,8 @@
 
 MAX_COUNT = 36  # R15: the largest possible count
 MAX_POINTS = 35  # R15: the largest scoring count (36 with the divisor 3: V5)
+#: The observations give these as fractions of the above; hand sizes and tiles drawn as tenths.
+SIZE_SCALE = 10.0
 
 
 def round5(x) -> int:

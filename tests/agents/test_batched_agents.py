@@ -89,6 +89,22 @@ def test_a_policy_for_another_player_count_is_refused():
         make_batched_agent("ppo:checkpoints/ppo_2p.pt", VectorAllFives(2, num_players=3))
 
 
+def test_a_batched_policy_takes_a_file_or_an_agent_but_not_sampling():
+    from allfives_env.agents.batched import BatchedPolicy
+    from allfives_env.agents.ppo.agent import PPOAgent
+
+    venv = VectorAllFives(4, num_players=2)
+    out = venv.reset(seed=3)
+    from_file = BatchedPolicy(venv, "checkpoints/ppo_2p.pt")
+    from_agent = BatchedPolicy(venv, PPOAgent("checkpoints/ppo_2p.pt"))
+    games = np.arange(4)
+    first, second = np.zeros(4, np.int64), np.zeros(4, np.int64)
+    assert (from_file.actions(out, games, first) == from_agent.actions(out, games, second)).all()
+    assert from_file.name == "ppo:checkpoints/ppo_2p.pt"
+    with pytest.raises(ValueError, match="sample=true has no batched twin"):
+        BatchedPolicy(venv, PPOAgent("checkpoints/ppo_2p.pt", sample=True))
+
+
 def test_the_batched_search_plays_legal_moves_and_beats_greedy():
     """search:engine=compiled has its own random stream (not move for move the arena agent's): its moves are
     legal and it plays at the arena search's strength against greedy (about 0.9 with 2 players)."""

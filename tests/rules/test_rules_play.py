@@ -21,6 +21,7 @@ from allfives_env.rules import (
     tile_name,
 )
 from allfives_env.rules.actions import decode, encode, placement_id, slot_of, tile_of
+from allfives_env.rules.config import sides_for
 from allfives_env.rules.tiles import heaviness, parse_tile
 
 # ------------------------------------------------------------------------ R1
@@ -101,6 +102,18 @@ def test_r2_partnership_seat_2_scores_for_side_0():
         (3, "[4|6]@E", 7, 0, [5, 0]),      # 1 + 6
     ])
     assert game.to_move == 0
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_r2_sides_and_partners(num_players):
+    """R2: two partnerships (0+2, 1+3) with 4 players, else every player a side of its own, no partner."""
+    config = RulesConfig(num_players=num_players)
+    assert sides_for(num_players) == config.num_sides == (2 if num_players == 4 else num_players)
+    partners = [config.partner_of(seat) for seat in range(num_players)]
+    assert partners == ([2, 3, 0, 1] if num_players == 4 else [None] * num_players)
+    for seat, partner in enumerate(partners):
+        if partner is not None:
+            assert config.side_of(partner) == config.side_of(seat) and partner != seat
 
 
 def test_r2_partnership_seat_3_scores_for_side_1():
@@ -447,3 +460,23 @@ def test_r12_no_draw_or_pass_when_a_play_exists():
     play_rows(game, [(0, "[1|4]@W", 5, 5, [5, 0])])
     legal = game.legal_actions()
     assert DRAW not in legal and PASS not in legal and game.boneyard_left == 10
+    assert game.can_play(1)
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_r12_can_play_is_whether_the_mover_has_a_placement(num_players):
+    """Game.can_play(seat) (any held tile fits an open end; any tile leads, R6) agrees with the legal
+    actions at every decision of seeded random games: a draw or a pass exactly when the mover cannot play."""
+    rng = np.random.default_rng(num_players)
+    game, checked = Game(RulesConfig(num_players=num_players)), 0
+    game.start_game(rng)
+    while not game.game_over and checked < 400:
+        if game.hand_over:
+            game.start_next_hand(rng)
+            continue
+        legal = game.legal_actions()
+        if game.must_play < 0:  # after a draw only the drawn tile may be played (R13)
+            assert game.can_play(game.to_move) == (legal[0] < DRAW)
+            checked += 1
+        game.step(legal[int(rng.integers(len(legal)))])
+    assert checked >= 100

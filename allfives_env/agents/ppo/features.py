@@ -66,10 +66,9 @@ import numpy as np
 from numba import njit
 
 from ...compiled.rules import placement_id, points_for_count, slot_of, tile_of
-from ...compiled.state import SIZE_SCALE
 from ...env.encoders import default_layout
 from ...rules.actions import DRAW
-from ...rules.scoring import MAX_COUNT, MAX_POINTS
+from ...rules.scoring import MAX_COUNT, MAX_POINTS, SIZE_SCALE
 from ...rules.tiles import SUIT_TILES, TILE_HIGH, TILE_LOW
 from ..greedy import greedy_key
 
