@@ -185,7 +185,7 @@ class Collector:
     @torch.no_grad()
     def collect(self, net: PolicyNet) -> Batch:
         """Play ``num_steps`` steps in every game; return the trainable transitions with GAE."""
-        cfg, B, buf, env = self.cfg, self.B, self.buffer, self.env
+        cfg, B, buf = self.cfg, self.B, self.buffer
         base = self.num_carry
         buf.clear(base, base + cfg.num_steps * B)
         timing = self.timing
@@ -205,50 +205,11 @@ class Collector:
             logits, values = self._forward(net, inputs[li], legal)
             a, logp = sample_actions(logits, legal, self.rng)
             actions[li] = a
-            opp = np.flatnonzero(~is_learner)  # opponents' rows (single-choice ones included)
-            if len(opp):
-                kinds = self.game_type[opp]
-                pool = opp[kinds == POOL]
-                if len(pool):
-                    pool_legal = mask[pool] > 0
-                    plogits, _ = self._forward(self.opponent_net or net, inputs[pool], pool_legal)
-                    actions[pool] = sample_actions(plogits, pool_legal, self.rng)[0]
-                greedy = opp[kinds == GREEDY]
-                if len(greedy):
-                    actions[greedy] = greedy_from_observations(obs[greedy], mask[greedy], self.points_offset,
-                                                               np.empty(len(greedy), np.int64))
-                rnd = opp[kinds == RANDOM]
-                if len(rnd):
-                    actions[rnd] = random_actions(mask[rnd], self.rng)
-                fixed = opp[kinds == FIXED]
-                if len(fixed):
-                    actions[fixed] = self.fixed.actions(out, fixed, np.empty(len(fixed), np.int64))
+            self._opponent_actions(out, np.flatnonzero(~is_learner), inputs, net, actions)
             t2 = time.perf_counter()
-            # store the learner's decisions and link each to its seat's previous one
-            slots = base + t * B + li
-            buf.obs[slots] = inputs[li]
-            buf.mask[slots] = legal
-            buf.actions[slots] = a
-            buf.logprobs[slots] = logp
-            buf.values[slots] = values
-            buf.valid[slots] = True
-            seats = mover[li]
-            buf.seat[slots] = seats
-            buf.game[slots] = li
-            prev = self.pending[li, seats]
-            linked = prev >= 0
-            buf.next_index[prev[linked]] = slots[linked]
-            self.pending[li, seats] = slots
+            self._store(base + t * B + li, li, mover[li], inputs[li], legal, a, logp, values)
             t3 = time.perf_counter()
-            if self.exclusions is not None:
-                self.exclusions.before_step(actions)
-            if self.fixed is not None:
-                self.fixed.before_step(actions)
-            out = env.step(actions)
-            if self.exclusions is not None:
-                self.exclusions.after_step(out)
-            if self.fixed is not None:
-                self.fixed.after_step(out)
+            out = self._step(actions)
             t4 = time.perf_counter()
             self._credit(out)
             self.env_steps += B
@@ -261,6 +222,55 @@ class Collector:
         batch = self._finish(base + cfg.num_steps * B)
         timing["bookkeeping"] += time.perf_counter() - t0
         return batch
+
+    def _opponent_actions(self, out, opp, inputs, net, actions):
+        """``actions`` of the opponents' rows ``opp`` (single-choice ones included), by each game's opponent type."""
+        if not len(opp):
+            return
+        obs, mask = out.obs, out.mask
+        kinds = self.game_type[opp]
+        pool = opp[kinds == POOL]
+        if len(pool):
+            pool_legal = mask[pool] > 0
+            plogits, _ = self._forward(self.opponent_net or net, inputs[pool], pool_legal)
+            actions[pool] = sample_actions(plogits, pool_legal, self.rng)[0]
+        greedy = opp[kinds == GREEDY]
+        if len(greedy):
+            actions[greedy] = greedy_from_observations(obs[greedy], mask[greedy], self.points_offset,
+                                                       np.empty(len(greedy), np.int64))
+        rnd = opp[kinds == RANDOM]
+        if len(rnd):
+            actions[rnd] = random_actions(mask[rnd], self.rng)
+        fixed = opp[kinds == FIXED]
+        if len(fixed):
+            actions[fixed] = self.fixed.actions(out, fixed, np.empty(len(fixed), np.int64))
+
+    def _store(self, slots, games, seats, inputs, legal, actions, logprobs, values):
+        """The learner's decisions into ``slots`` of the buffer, each linked to its seat's previous one."""
+        buf = self.buffer
+        buf.obs[slots] = inputs
+        buf.mask[slots] = legal
+        buf.actions[slots] = actions
+        buf.logprobs[slots] = logprobs
+        buf.values[slots] = values
+        buf.valid[slots] = True
+        buf.seat[slots] = seats
+        buf.game[slots] = games
+        prev = self.pending[games, seats]
+        linked = prev >= 0
+        buf.next_index[prev[linked]] = slots[linked]
+        self.pending[games, seats] = slots
+
+    def _step(self, actions):
+        """Step every game, keeping the greedy exclusions and the fixed opponent's trackers in step."""
+        for tracker in (self.exclusions, self.fixed):
+            if tracker is not None:
+                tracker.before_step(actions)
+        out = self.env.step(actions)
+        for tracker in (self.exclusions, self.fixed):
+            if tracker is not None:
+                tracker.after_step(out)
+        return out
 
     def _forward(self, net, obs, legal):
         """``net``'s logits and values for ``obs`` (numpy), given the rows' legal masks (bool)."""

@@ -76,6 +76,12 @@ def greedy_key(points, action):
 
 
 @njit(**OPTS)
+def placement_key(st, b, tile, slot, divisor):
+    """Greedy's preference for placing ``tile`` at ``slot`` on the layout of row ``b``."""
+    return greedy_key(points_for_count(count_after(st, b, tile, slot), divisor), placement_id(tile, slot))
+
+
+@njit(**OPTS)
 def greedy_move(st, b, hands, divisor):
     """:func:`greedy_action` in game ``b`` of the compiled state (a forced draw or pass as it is)."""
     forced = forced_action(st, b, hands)
@@ -86,7 +92,7 @@ def greedy_move(st, b, hands, divisor):
     if st[b, LEAD_TILE] < 0:
         for t in range(28):
             if (hand >> t) & 1:
-                key = greedy_key(points_for_count(count_after(st, b, t, 0), divisor), placement_id(t, 0))
+                key = placement_key(st, b, t, 0, divisor)
                 if key > best_key:
                     best, best_key = placement_id(t, 0), key
         return best
@@ -101,7 +107,7 @@ def greedy_move(st, b, hands, divisor):
             low = fits & -fits
             fits ^= low
             t = bit_index(low)
-            key = greedy_key(points_for_count(count_after(st, b, t, slot), divisor), placement_id(t, slot))
+            key = placement_key(st, b, t, slot, divisor)
             if key > best_key:
                 best, best_key = placement_id(t, slot), key
     return best

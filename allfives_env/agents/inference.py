@@ -23,18 +23,7 @@ and ask the greedy agent) and with each other.
 import numpy as np
 from numba import njit
 
-from ..compiled.rules import (
-    clear_layout,
-    count_after,
-    layout_count,
-    place,
-    placement_id,
-    points_for_count,
-    popcount,
-    side_of,
-    slot_of,
-    tile_of,
-)
+from ..compiled.rules import clear_layout, layout_count, place, popcount, side_of, slot_of, tile_of
 from ..compiled.state import (
     COUNT,
     DRAW,
@@ -48,13 +37,7 @@ from ..compiled.state import (
     TILE_SUITS,
     TO_MOVE,
 )
-from .greedy import greedy_key
-
-
-@njit(**OPTS)
-def placement_key(st, b, tile, slot, divisor):
-    """Greedy's preference for placing ``tile`` at ``slot`` on the layout of row ``b``."""
-    return greedy_key(points_for_count(count_after(st, b, tile, slot), divisor), placement_id(tile, slot))
+from .greedy import placement_key
 
 
 @njit(**OPTS)

@@ -73,9 +73,9 @@ from ...rules.tiles import SUIT_TILES, TILE_HIGH, TILE_LOW
 from ..greedy import greedy_key
 
 #: The parts each feature set appends, in order; a set extends another when that one's parts are a prefix of its.
-_PARTS = {"none": (), "reply_control": ("reply", "control"), "lookahead": ("reply", "control", "lookahead")}
-#: The set whose next seats' possible tiles take the greedy exclusions: the same parts as ``lookahead``.
-_PARTS["lookahead_infer"] = _PARTS["lookahead"]
+#: ``lookahead_infer``: the same parts as ``lookahead``, the next seats' possible tiles taking the greedy exclusions.
+_PARTS = {"none": (), "reply_control": ("reply", "control"), "lookahead": ("reply", "control", "lookahead"),
+          "lookahead_infer": ("reply", "control", "lookahead")}
 FEATURES = tuple(_PARTS)
 _PART_SIZE = {"reply": 2 * DRAW, "control": DRAW, "lookahead": 3 * DRAW}
 #: blocks of 112 values after the observation
