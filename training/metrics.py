@@ -72,9 +72,9 @@ def _fmt(v):
 
 def format_evaluation(results: dict, games=None) -> list:
     """One line per opponent: ``greedy  0.812 [0.788, 0.834]  margin +41.2  (1000 games)``."""
-    lines = []
+    lines, width = [], max([12, *map(len, results)])
     for opp, r in results.items():
-        lines.append(f"  {opp:<12} {r['win_rate']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]  "
+        lines.append(f"  {opp:<{width}} {r['win_rate']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]  "
                      f"margin {r['margin']:+.1f}  ({r.get('games', games)} games)")
     return lines
 

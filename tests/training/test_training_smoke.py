@@ -334,3 +334,12 @@ def test_kill_9_then_resume_keeps_the_logs_in_step_with_the_checkpoint(tmp_path)
     assert train_main(["--resume", run, f"total_timesteps={(update + 2) * 1024}"]) == 0
     updates = [int(line.split(",")[0]) for line in open(metrics).read().splitlines()[1:]]
     assert updates == list(range(1, update + 3))
+
+
+def test_evaluation_lines_align_whatever_the_opponent_names():
+    from training.metrics import format_evaluation
+
+    row = {"win_rate": 0.5, "ci_low": 0.4, "ci_high": 0.6, "margin": 1.0, "games": 10}
+    lines = format_evaluation({"greedy": row, "search:engine=compiled": row, "ppo:checkpoints/ppo_2p.pt": row})
+    assert len({line.index("0.500") for line in lines}) == 1
+    assert lines[0].startswith("  greedy ") and "margin +1.0  (10 games)" in lines[0]
