@@ -1,7 +1,9 @@
 """``allfives play`` and ``allfives watch``: a person against agents, or agents among themselves."""
 
 import time
+from contextlib import contextmanager
 
+from ..arena.game import AgentError
 from ..rules.record import write_records
 from ..rules.tiles import mask_to_tiles
 from .narrate import lead_sentence
@@ -18,32 +20,52 @@ def play_session(config, human_seat, agents, names, seed, stdin, console, deal=N
     the person's seat). Reads moves from ``stdin``. After each hand the final
     position and the hand's scoring are shown and the next deal waits for
     Enter. Returns 0 when the game ends or the person stops it (``q``, end of
-    file or Ctrl-C): the score sheet is printed either way."""
+    file or Ctrl-C): the score sheet is printed either way. An agent that fails
+    mid-game raises :class:`~allfives_env.arena.game.AgentError` after the
+    score sheet so far is printed and the game so far is recorded."""
     table = Table(config, agents, names, seed, deal, viewer=human_seat)
+    seats = seat_specs or names
+    with _kept_if_an_agent_fails(console, table, names, human_seat, record_path, seats):
+        quit_early, happened = _play_until_over(table, human_seat, stdin, console, echo)
+    _finish(console, table, names, happened, human_seat, quit_early)
+    _write_record(record_path, table, seats)
+    return 0
+
+
+def _play_until_over(table, human_seat, stdin, console, echo):
+    """The person's game until it ends or they stop it; returns (stopped early, what happened since the
+    last screen)."""
     game = table.game
-    happened = [lead_sentence(game, names)]
-    quit_early = False
+    happened = [lead_sentence(game, table.names)]
     try:
         while not game.game_over:
             if game.hand_over:
                 if not _hand_end_pause(console, table, happened, stdin, echo):
-                    quit_early, happened = True, []
-                    break
+                    return True, []
                 happened = table.next_hand()
             elif game.to_move != human_seat:
                 happened += table.step(table.agent_action())
             else:
                 action = _ask_person(console, table, happened, stdin, echo)
                 if action == QUIT:
-                    quit_early, happened = True, []
-                    break
+                    return True, []
                 happened = table.step(action)
     except KeyboardInterrupt:
-        quit_early = True
         console.print("")
-    _finish(console, table, names, happened, human_seat, quit_early)
-    _write_record(record_path, table, seat_specs or names)
-    return 0
+        return True, happened
+    return False, happened
+
+
+@contextmanager
+def _kept_if_an_agent_fails(console, table, names, viewer, record_path, seats):
+    """An agent that fails mid-game ends the game, but not what was played: the score sheet so far is
+    shown and the game so far recorded (``record_path``) before the failure goes on up."""
+    try:
+        yield
+    except AgentError:
+        _finish(console, table, names, [], viewer, agent_failed=True)
+        _write_record(record_path, table, seats)
+        raise
 
 
 def _ask_person(console, table, happened, stdin, echo):
@@ -86,7 +108,16 @@ def watch_session(config, agents, names, seed, console, delay=0.0, record_path=N
     :data:`HAND_END_PAUSE` times longer. ``frame_sink(game)`` (optional) is
     called after every step, e.g. to collect images."""
     table = Table(config, agents, names, seed)
-    game = table.game
+    with _kept_if_an_agent_fails(console, table, names, None, record_path, seat_specs or names):
+        _watch_until_over(table, console, delay, frame_sink, sleep)
+    _finish(console, table, names, [], None, show_position=not table.game.game_over)
+    _write_record(record_path, table, seat_specs or names)
+    return 0
+
+
+def _watch_until_over(table, console, delay, frame_sink, sleep):
+    """Step the agents until the game ends or Ctrl-C, a screen after every turn."""
+    game, names = table.game, table.names
     happened = [lead_sentence(game, names)]
     if frame_sink:
         frame_sink(game)
@@ -110,12 +141,9 @@ def watch_session(config, agents, names, seed, console, delay=0.0, record_path=N
             happened = []
     except KeyboardInterrupt:
         console.print("")
-    _finish(console, table, names, [], None, False, show_position=not game.game_over)
-    _write_record(record_path, table, seat_specs or names)
-    return 0
 
 
-def _finish(console, table, names, happened, viewer, quit_early, show_position=True):
+def _finish(console, table, names, happened, viewer, quit_early=False, show_position=True, agent_failed=False):
     game = table.game
     console.rule(style="dim")
     if show_position:
@@ -123,6 +151,8 @@ def _finish(console, table, names, happened, viewer, quit_early, show_position=T
         print_lines(console, build_screen(game, names, viewer, happened, (), title=title, width=console.width))
     if quit_early and not game.game_over:
         console.print("You left the game; here is the score sheet so far.")
+    if agent_failed:
+        console.print("An agent failed (the error is below); here is the score sheet so far.")
     unfinished = None if game.game_over else game
     print_lines(console, table.sheet.lines(game, names, unfinished=unfinished, width=console.width))
 

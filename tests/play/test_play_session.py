@@ -2,10 +2,13 @@
 draws, bad input, quitting and end of file; the narrator's sentences."""
 
 import io
+import json
+import os
 import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 from allfives_env.agents.registry import make_agent
 from allfives_env.play import (
@@ -17,6 +20,7 @@ from allfives_env.play import (
     parse_choice,
     play_seat_specs,
     play_session,
+    replay_session,
 )
 from allfives_env.rules.actions import DRAW, PASS, encode
 from allfives_env.rules.config import RulesConfig
@@ -144,3 +148,39 @@ def test_ctrl_c_at_the_prompt_ends_cleanly_with_the_score_sheet():
     agents = [None, make_agent("greedy")]
     rc = play_session(RulesConfig(), 0, agents, ["You", "p1"], 1, Interrupting(), make_console(out, color=False))
     assert rc == 0 and "You left the game" in out.getvalue() and "Score sheet" in out.getvalue()
+
+
+BRITTLE_AGENT = '''
+class Brittle:
+    """The first legal action, then a failure at its fifth choice."""
+    def reset(self, seat, config, rng):
+        self.calls = 0
+
+    def act(self, view, legal_actions):
+        self.calls += 1
+        if self.calls == 5:
+            raise RuntimeError("lost its model")
+        return legal_actions[0]
+'''
+
+
+@pytest.mark.parametrize("command", ["play", "watch"])
+def test_an_agent_that_fails_mid_game_ends_it_in_one_line_and_the_game_so_far_is_kept(tmp_path, command):
+    (tmp_path / "brittle.py").write_text(BRITTLE_AGENT)
+    records = tmp_path / "games.jsonl"
+    agents = ["brittle:Brittle"] if command == "play" else ["brittle:Brittle", "greedy"]
+    extra = ["--delay", "0"] if command == "watch" else []
+    proc = subprocess.run(
+        [sys.executable, "-m", "allfives_env.cli", command, "--players", "2", "--agents", *agents, "--seed", "4",
+         "--record", str(records), *extra], input="1\n" * 50, capture_output=True, text=True, timeout=120,
+        cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(tmp_path)})
+    assert proc.returncode == 1, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "brittle:Brittle)' (seat " in lines[0]
+    assert "failed in act(): RuntimeError: lost its model" in lines[0]
+    assert "An agent failed (the error is below); here is the score sheet so far." in proc.stdout
+    (record,) = [json.loads(line) for line in records.read_text().splitlines()]
+    played = sum(len(hand["actions"]) for hand in record["hands"])
+    assert played >= 8  # the agent's four choices and its opponent's answers, at least
+    out = io.StringIO()
+    assert replay_session(record, io.StringIO("e\n"), make_console(out, color=False)) == 0
