@@ -293,8 +293,9 @@ class AllFivesVectorEnv(gymnasium.vector.VectorEnv):
         return out.obs.copy()
 
     def _infos(self, out, terminated):
-        infos = {"action_mask": out.mask.astype(bool), "seat": self.games.seat.copy(),
-                 "illegal_action": self.games.illegal.copy()}
+        every = np.ones(self.num_envs, bool)  # Gymnasium's ``_key``: which games hold ``key`` (all of them here)
+        infos = {"action_mask": out.mask.astype(bool), "_action_mask": every, "seat": self.games.seat.copy(),
+                 "_seat": every, "illegal_action": self.games.illegal.copy(), "_illegal_action": every}
         if terminated is not None and terminated.any():
             final_obs, final_scores, final_outcome = self.games.final()
             done = terminated.copy()

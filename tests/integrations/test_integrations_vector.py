@@ -99,12 +99,23 @@ def test_spaces_and_shapes_follow_the_vector_api():
         assert terminated.dtype == bool and not truncated.any()
         assert (env.action_masks() == infos["action_mask"]).all() and env.action_masks().any(axis=1).all()
         assert (infos["seat"] == env.games.seat).all()
+        assert_every_key_has_its_mask(infos, 8)
         if terminated.any():
             ended += int(terminated.sum())
             assert (infos["_final_obs"] == terminated).all()
             assert (infos["final_obs"][~terminated] == 0).all()
             assert set(infos["final_info"]["outcome"][terminated]) <= {-1.0, 0.0, 1.0}
     assert ended > 0
+
+
+def assert_every_key_has_its_mask(infos, num_envs):
+    """Gymnasium's vector convention: each ``key`` beside a ``_key``, a (B,) bool of the games that hold it."""
+    for key in infos:
+        if not key.startswith("_"):
+            mask = infos[f"_{key}"]
+            assert mask.shape == (num_envs,) and mask.dtype == bool, key
+    if "final_info" in infos:  # an info dict itself (final_obs is an observation, batched as the space says)
+        assert_every_key_has_its_mask(infos["final_info"], num_envs)
 
 
 def test_dict_observations_carry_the_mask():
