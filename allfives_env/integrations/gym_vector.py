@@ -248,9 +248,9 @@ class AllFivesVectorEnv(gymnasium.vector.VectorEnv):
 
     ``AllFivesVectorEnv(num_envs, num_players=2, learner="random", opponents="greedy", obs="flat", ...)``
     takes :class:`LearnerGames`' arguments plus ``obs`` (``"flat"``: the (B, D) vectors; ``"dict"``:
-    ``{"observation", "action_mask"}``). ``infos`` holds ``action_mask`` and ``seat`` (B,), and where
-    episodes ended ``final_obs``/``_final_obs`` and ``final_info`` (``scores``, ``outcome`` with their
-    ``_`` masks), as Gymnasium's same-step auto-reset writes them.
+    ``{"observation", "action_mask"}``). ``infos`` holds ``action_mask``, ``seat`` and ``illegal_action``
+    (B, ...), and where episodes ended ``final_obs`` and ``final_info`` (``scores``, ``outcome``), as
+    Gymnasium's same-step auto-reset writes them; every key with its ``_key`` mask (B,) bool.
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
@@ -295,7 +295,7 @@ class AllFivesVectorEnv(gymnasium.vector.VectorEnv):
     def _infos(self, out, terminated):
         every = np.ones(self.num_envs, bool)  # Gymnasium's ``_key``: which games hold ``key`` (all of them here)
         infos = {"action_mask": out.mask.astype(bool), "_action_mask": every, "seat": self.games.seat.copy(),
-                 "_seat": every, "illegal_action": self.games.illegal.copy(), "_illegal_action": every}
+                 "_seat": every.copy(), "illegal_action": self.games.illegal.copy(), "_illegal_action": every.copy()}
         if terminated is not None and terminated.any():
             final_obs, final_scores, final_outcome = self.games.final()
             done = terminated.copy()

@@ -22,49 +22,54 @@ def play_session(config, human_seat, agents, names, seed, stdin, console, deal=N
     Enter. Returns 0 when the game ends or the person stops it (``q``, end of
     file or Ctrl-C): the score sheet is printed either way. An agent that fails
     mid-game raises :class:`~allfives_env.arena.game.AgentError` after the
-    score sheet so far is printed and the game so far is recorded."""
+    position and score sheet so far are printed and the game so far is recorded."""
     table = Table(config, agents, names, seed, deal, viewer=human_seat)
     seats = seat_specs or names
-    with _kept_if_an_agent_fails(console, table, names, human_seat, record_path, seats):
-        quit_early, happened = _play_until_over(table, human_seat, stdin, console, echo)
-    _finish(console, table, names, happened, human_seat, quit_early)
+    with _kept_if_an_agent_fails(console, table, record_path, seats) as happened:
+        left = _play_until_over(table, stdin, console, echo, happened)
+    _finish(console, table, happened, "You left the game; here is the score sheet so far." if left else None)
     _write_record(record_path, table, seats)
     return 0
 
 
-def _play_until_over(table, human_seat, stdin, console, echo):
-    """The person's game until it ends or they stop it; returns (stopped early, what happened since the
-    last screen)."""
+def _play_until_over(table, stdin, console, echo, happened):
+    """The person's game until it ends or they stop it (returns True then). ``happened`` (a list, kept
+    up to date in place) holds the sentences not yet shown."""
     game = table.game
-    happened = [lead_sentence(game, table.names)]
     try:
         while not game.game_over:
             if game.hand_over:
                 if not _hand_end_pause(console, table, happened, stdin, echo):
-                    return True, []
-                happened = table.next_hand()
-            elif game.to_move != human_seat:
+                    return True
+                happened[:] = table.next_hand()
+            elif game.to_move != table.viewer:
                 happened += table.step(table.agent_action())
             else:
                 action = _ask_person(console, table, happened, stdin, echo)
                 if action == QUIT:
-                    return True, []
-                happened = table.step(action)
+                    return True
+                happened[:] = table.step(action)
     except KeyboardInterrupt:
         console.print("")
-        return True, happened
-    return False, happened
+        return True
+    return False
 
 
 @contextmanager
-def _kept_if_an_agent_fails(console, table, names, viewer, record_path, seats):
-    """An agent that fails mid-game ends the game, but not what was played: the score sheet so far is
-    shown and the game so far recorded (``record_path``) before the failure goes on up."""
+def _kept_if_an_agent_fails(console, table, record_path, seats):
+    """Yields the list of sentences not yet shown (starting with the lead's). An agent that fails
+    mid-game ends the game, but not what was played: the position, what happened since the last
+    screen and the score sheet so far are shown and the game so far recorded (``record_path``)
+    before the failure goes on up, even when the record cannot be written."""
+    happened = [lead_sentence(table.game, table.names)]
     try:
-        yield
+        yield happened
     except AgentError:
-        _finish(console, table, names, [], viewer, agent_failed=True)
-        _write_record(record_path, table, seats)
+        _finish(console, table, happened, "An agent failed (the error follows); here is the score sheet so far.")
+        try:
+            _write_record(record_path, table, seats)
+        except OSError as exc:  # the agent's failure is the error to report; this one is said here
+            console.print(f"The game could not be recorded to {record_path}: {exc.strerror or exc}")
         raise
 
 
@@ -106,25 +111,29 @@ def watch_session(config, agents, names, seed, console, delay=0.0, record_path=N
     """Agents play a whole game; a screen after every turn, ``delay`` seconds
     apart. A hand's end shows its final position and scoring and stays
     :data:`HAND_END_PAUSE` times longer. ``frame_sink(game)`` (optional) is
-    called after every step, e.g. to collect images."""
+    called after every step, e.g. to collect images. Ctrl-C stops the game
+    with the score sheet so far; an agent that fails mid-game raises
+    :class:`~allfives_env.arena.game.AgentError` after it is printed and the
+    game so far is recorded."""
     table = Table(config, agents, names, seed)
-    with _kept_if_an_agent_fails(console, table, names, None, record_path, seat_specs or names):
-        _watch_until_over(table, console, delay, frame_sink, sleep)
-    _finish(console, table, names, [], None, show_position=not table.game.game_over)
-    _write_record(record_path, table, seat_specs or names)
+    seats = seat_specs or names
+    with _kept_if_an_agent_fails(console, table, record_path, seats) as happened:
+        _watch_until_over(table, console, delay, frame_sink, sleep, happened)
+    _finish(console, table, [], None, show_position=not table.game.game_over)
+    _write_record(record_path, table, seats)
     return 0
 
 
-def _watch_until_over(table, console, delay, frame_sink, sleep):
-    """Step the agents until the game ends or Ctrl-C, a screen after every turn."""
+def _watch_until_over(table, console, delay, frame_sink, sleep, happened):
+    """Step the agents until the game ends or Ctrl-C, a screen after every turn; ``happened`` (a list,
+    kept up to date in place) holds the sentences not yet shown."""
     game, names = table.game, table.names
-    happened = [lead_sentence(game, names)]
     if frame_sink:
         frame_sink(game)
     try:
         while not game.game_over:
             if game.hand_over:
-                happened = table.next_hand()
+                happened[:] = table.next_hand()
                 if frame_sink:
                     frame_sink(game)
                 continue
@@ -138,21 +147,21 @@ def _watch_until_over(table, console, delay, frame_sink, sleep):
             pause = delay * (HAND_END_PAUSE if game.hand_over and not game.game_over else 1)
             _show(console, build_screen(game, names, None, happened, (), title=title, width=console.width),
                   pause, sleep)
-            happened = []
+            happened.clear()
     except KeyboardInterrupt:
         console.print("")
 
 
-def _finish(console, table, names, happened, viewer, quit_early=False, show_position=True, agent_failed=False):
-    game = table.game
+def _finish(console, table, happened, why_stopped=None, show_position=True):
+    """The final (or stopped) position with what ``happened`` since the last screen, ``why_stopped`` (a
+    sentence, said when the game is not over) and the score sheet."""
+    game, names = table.game, table.names
     console.rule(style="dim")
     if show_position:
         title = "All Fives - final position" if game.game_over else "All Fives - game stopped"
-        print_lines(console, build_screen(game, names, viewer, happened, (), title=title, width=console.width))
-    if quit_early and not game.game_over:
-        console.print("You left the game; here is the score sheet so far.")
-    if agent_failed:
-        console.print("An agent failed (the error is below); here is the score sheet so far.")
+        print_lines(console, build_screen(game, names, table.viewer, happened, (), title=title, width=console.width))
+    if why_stopped and not game.game_over:
+        console.print(why_stopped)
     unfinished = None if game.game_over else game
     print_lines(console, table.sheet.lines(game, names, unfinished=unfinished, width=console.width))
 

@@ -25,6 +25,7 @@ from allfives_env.play import (
 from allfives_env.rules.actions import DRAW, PASS, encode
 from allfives_env.rules.config import RulesConfig
 from allfives_env.rules.game import Game
+from allfives_env.rules.record import replay
 from allfives_env.rules.tiles import tile_index as T
 
 
@@ -164,23 +165,58 @@ class Brittle:
 '''
 
 
+def _real_choices(record, seat):
+    """How many real choices (more than one legal action) ``seat`` made in ``record``, replayed."""
+    made, before = 0, None
+
+    def count(hand_index, game, action):
+        nonlocal made, before
+        made += action is not None and before == (seat, True)
+        before = None if game.hand_over else (game.to_move, len(game.legal_actions()) > 1)
+
+    replay(record, count)
+    return made
+
+
+@pytest.mark.parametrize("players", [2, 4])
 @pytest.mark.parametrize("command", ["play", "watch"])
-def test_an_agent_that_fails_mid_game_ends_it_in_one_line_and_the_game_so_far_is_kept(tmp_path, command):
+def test_an_agent_that_fails_mid_game_ends_it_in_one_line_and_the_game_so_far_is_kept(tmp_path, command, players):
     (tmp_path / "brittle.py").write_text(BRITTLE_AGENT)
     records = tmp_path / "games.jsonl"
     agents = ["brittle:Brittle"] if command == "play" else ["brittle:Brittle", "greedy"]
     extra = ["--delay", "0"] if command == "watch" else []
     proc = subprocess.run(
-        [sys.executable, "-m", "allfives_env.cli", command, "--players", "2", "--agents", *agents, "--seed", "4",
-         "--record", str(records), *extra], input="1\n" * 50, capture_output=True, text=True, timeout=120,
-        cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(tmp_path)})
+        [sys.executable, "-m", "allfives_env.cli", command, "--players", str(players), "--agents", *agents,
+         "--seed", "4", "--record", str(records), *extra], input="1\n" * 50, capture_output=True, text=True,
+        timeout=120, cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(tmp_path)})
     assert proc.returncode == 1, proc.stderr
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "brittle:Brittle)' (seat " in lines[0]
     assert "failed in act(): RuntimeError: lost its model" in lines[0]
-    assert "An agent failed (the error is below); here is the score sheet so far." in proc.stdout
+    stopped = proc.stdout[proc.stdout.rindex("All Fives - game stopped"):]
+    assert "An agent failed (the error follows); here is the score sheet so far." in stopped
+    if command == "play":  # the moves since the person's last screen are shown, not dropped (watch shows every turn)
+        assert "What happened:" in stopped
     (record,) = [json.loads(line) for line in records.read_text().splitlines()]
-    played = sum(len(hand["actions"]) for hand in record["hands"])
-    assert played >= 8  # the agent's four choices and its opponent's answers, at least
+    assert record["unfinished"] is True
+    failed_seat = int(lines[0].split("(seat ")[1].split(")")[0])
+    assert _real_choices(record, failed_seat) == 4  # the record stops at the failure: its four choices, no more
     out = io.StringIO()
     assert replay_session(record, io.StringIO("e\n"), make_console(out, color=False)) == 0
+
+
+def test_an_agent_failure_is_still_the_error_when_its_game_cannot_be_recorded(tmp_path, monkeypatch):
+    """A record that cannot be written is said on the screen; the agent's failure is what is raised."""
+    from allfives_env.arena.game import AgentError
+    from allfives_env.play import sessions
+
+    def full_disk(path, table, seats):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(sessions, "_write_record", full_disk)
+    exec(BRITTLE_AGENT, namespace := {})
+    out = io.StringIO()
+    with pytest.raises(AgentError, match="lost its model"):
+        sessions.watch_session(RulesConfig(), [namespace["Brittle"](), make_agent("greedy")], ["a", "b"], 4,
+                               make_console(out, color=False), record_path=str(tmp_path / "g.jsonl"))
+    assert "could not be recorded" in out.getvalue() and "No space left on device" in out.getvalue()
