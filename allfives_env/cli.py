@@ -498,7 +498,8 @@ def add_record(p):
 def run_record(args) -> int:
     import io
 
-    from .env.render.image import render_rgb, save_animation
+    from .arena.game import AgentError
+    from .env.render.image import render_rgb
     from .play import make_console, watch_seat_specs, watch_session
 
     specs = watch_seat_specs(args.players, args.agents)
@@ -506,12 +507,25 @@ def run_record(args) -> int:
     config, agents = _config(args), _agents_for(specs)
     kind, out = _record_target(args.out)
     frames = []
-    watch_session(config, agents, names, args.seed, make_console(io.StringIO(), color=False),
-                  frame_sink=lambda game: frames.append(render_rgb(game, names)))
-    save_animation(frames, out, args.frame_seconds)
-    print(f"{len(frames)} frames of {frames[0].shape[1]}x{frames[0].shape[0]} written to "
-          f"{out if kind == 'gif' else os.path.join(out, 'frame_*.png')}")
+    try:
+        watch_session(config, agents, names, args.seed, make_console(io.StringIO(), color=False),
+                      frame_sink=lambda game: frames.append(render_rgb(game, names)))
+    except AgentError:  # an agent failed mid-game: the frames up to the failure are kept, then its one line
+        try:
+            _save_frames(frames, out, kind, args.frame_seconds, " (the game up to an agent's failure)")
+        except OSError as exc:  # the agent's failure stays the error
+            print(f"the frames could not be written to {out}: {exc.strerror or exc}")
+        raise
+    _save_frames(frames, out, kind, args.frame_seconds)
     return 0
+
+
+def _save_frames(frames, out, kind, frame_seconds, what=""):
+    from .env.render.image import save_animation
+
+    save_animation(frames, out, frame_seconds)
+    print(f"{len(frames)} frames of {frames[0].shape[1]}x{frames[0].shape[0]}{what} written to "
+          f"{out if kind == 'gif' else os.path.join(out, 'frame_*.png')}")
 
 
 #: name -> (add options, run, help)

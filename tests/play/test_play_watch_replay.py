@@ -147,3 +147,23 @@ def test_record_writes_an_animated_gif(tmp_path):
     assert proc.returncode == 0, proc.stderr
     with Image.open(out) as gif:
         assert gif.size == (IMAGE_SIZE, IMAGE_SIZE) and gif.n_frames > 3
+
+
+def test_record_keeps_the_frames_up_to_an_agents_failure(tmp_path):
+    from PIL import Image
+
+    (tmp_path / "brittle.py").write_text(
+        "class Brittle:\n"
+        "    def reset(self, seat, config, rng):\n        self.calls = 0\n"
+        "    def act(self, view, legal_actions):\n        self.calls += 1\n"
+        "        if self.calls == 5:\n            raise RuntimeError('lost its model')\n"
+        "        return legal_actions[0]\n")
+    out = tmp_path / "game.gif"
+    proc = subprocess.run([sys.executable, "-m", "allfives_env.cli", "record", "--players", "2", "--agents",
+                           "brittle:Brittle", "greedy", "--seed", "1", "--out", str(out)], capture_output=True,
+                          text=True, timeout=180, cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(tmp_path)})
+    assert proc.returncode == 1 and len(proc.stderr.strip().splitlines()) == 1
+    assert "failed in act(): RuntimeError: lost its model" in proc.stderr
+    assert "(the game up to an agent's failure) written to" in proc.stdout
+    with Image.open(out) as gif:
+        assert gif.n_frames >= 9  # the first screen and the eight placements before the failure, at least
