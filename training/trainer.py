@@ -31,12 +31,9 @@ class Trainer:
         #: where the thread count came from: "config", "measured" (free cores now) or "checkpoint" (resume)
         self.threads_source = "config" if cfg.torch_threads else "measured"
         torch.set_num_threads(self.torch_threads)
-        torch.manual_seed(cfg.seed)
         self.collector = Collector(cfg, cfg.device)
         self.rules = self.collector.config
-        self.net = PolicyNet(self.collector.obs_dim, cfg.hidden_sizes, cfg.activation, action_width=cfg.action_width,
-                             action_inputs=action_blocks(cfg.features, cfg.num_players),
-                             action_depth=cfg.action_depth).to(self.device)
+        self.net = self._initial_network().to(self.device)
         if cfg.init_from and not resume:  # a resumed run's weights come from latest.pt (restore)
             warm_start(self.net, cfg.init_from, self.rules, cfg.features)
         self.opponent = copy.deepcopy(self.net)
@@ -51,6 +48,18 @@ class Trainer:
         self.last_eval = {}
         self.totals = {"t_env": 0.0, "t_inference": 0.0, "t_bookkeeping": 0.0, "t_update": 0.0, "t_eval": 0.0}
 
+    def _initial_network(self) -> PolicyNet:
+        """The network's random start, drawn from ``cfg.seed`` alone. Torch draws it from its global
+        generator, so it is drawn under a fork of that generator: a run leaves the process's torch
+        random state as it found it, and nothing else in training draws from it (the games and the
+        minibatches draw from numpy Generators kept in the checkpoint)."""
+        cfg = self.cfg
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(cfg.seed)
+            return PolicyNet(self.collector.obs_dim, cfg.hidden_sizes, cfg.activation, action_width=cfg.action_width,
+                             action_inputs=action_blocks(cfg.features, cfg.num_players),
+                             action_depth=cfg.action_depth)
+
     def _snapshot(self):
         return {k: v.detach().cpu().clone() for k, v in self.net.state_dict().items()}
 
@@ -61,8 +70,7 @@ class Trainer:
     # ----------------------------------------------------------- checkpoints
     def state(self) -> dict:
         """Everything beyond the network and the optimizer that exact resumption needs."""
-        return {"collector": self.collector.state_dict(), "rng": self.rng.bit_generator.state,
-                "torch_rng": torch.get_rng_state(), "pool": self.pool,
+        return {"collector": self.collector.state_dict(), "rng": self.rng.bit_generator.state, "pool": self.pool,
                 "elapsed": self.elapsed, "best": self.best, "last_eval": self.last_eval, "totals": self.totals,
                 "torch_threads": self.torch_threads}
 
@@ -77,8 +85,7 @@ class Trainer:
         self.optimizer.load_state_dict(ckpt["optimizer"])
         st = ckpt["trainer"]
         self.collector.load_state_dict(st["collector"])
-        self.rng.bit_generator.state = st["rng"]
-        torch.set_rng_state(st["torch_rng"])
+        self.rng.bit_generator.state = st["rng"]  # (files before 2026-12-07 also hold an unused "torch_rng")
         self.pool, self.elapsed, self.best = st["pool"], st["elapsed"], st["best"]
         self.last_eval, self.totals = st["last_eval"], st["totals"]
         self.update = ckpt["update"]

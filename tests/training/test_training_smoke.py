@@ -128,6 +128,23 @@ def test_same_seed_same_first_updates_and_exact_resume(tmp_path):
     assert not _same(_weights(f"{b}/latest.pt"), _weights(f"{other}/latest.pt"))
 
 
+def test_a_run_neither_reads_nor_moves_torchs_global_random_state(tmp_path):
+    """State is explicit: the run's random start comes from its seed alone, drawn under a fork of
+    torch's global generator, and a resume no longer restores that generator."""
+    torch.manual_seed(123)
+    before = torch.get_rng_state()
+    first = str(tmp_path / "first")
+    assert train_main(["--config", "configs/smoke.yaml", "--run-dir", first, *FAST]) == 0
+    assert torch.equal(torch.get_rng_state(), before)
+    torch.manual_seed(456)  # another global state: the same seed still trains the same weights
+    again = str(tmp_path / "again")
+    assert train_main(["--config", "configs/smoke.yaml", "--run-dir", again, *FAST]) == 0
+    assert _same(_weights(f"{first}/latest.pt"), _weights(f"{again}/latest.pt"))
+    before = torch.get_rng_state()
+    assert train_main(["--resume", first, "total_timesteps=4096"]) == 0
+    assert torch.equal(torch.get_rng_state(), before)
+
+
 def test_a_resumed_run_keeps_its_measured_thread_count(tmp_path, monkeypatch, capsys):
     """torch's sums depend on the thread count: a run that chose its count from the free cores resumes
     with that count, not with what the machine has free when it resumes."""
