@@ -43,7 +43,7 @@ from threadpoolctl import ThreadpoolController
 from ..compiled.encode import encode
 from ..compiled.rules import apply_action, deal_random, legal_placements
 from ..compiled.state import F_TARGET, GAME_OVER, HAND_OVER, NUM_FIELDS, OPTS, TO_MOVE, WINNERS, kernel_config
-from ..compiled.step import play_forced
+from ..compiled.step import play_forced, side_outcome
 from ..env.encoders import default_layout
 from ..env.options import check_bool, check_count, check_number
 from ..rules.actions import DRAW, NUM_ACTIONS
@@ -167,11 +167,7 @@ def trial_returns(rows, xst, xscores, side, sides, before, points, out):
     for r in range(rows):
         out[r] = points * zero_sum_points(xscores, r, sides, side, before)
         if xst[r, GAME_OVER]:
-            winners = xst[r, WINNERS]
-            won = (winners >> side) & 1
-            drawn = won and (winners & (winners - 1)) != 0
-            if not drawn:
-                out[r] += 1.0 if won else -1.0
+            out[r] += side_outcome(xst[r, WINNERS], side)
 
 
 def checked_replies(replies):

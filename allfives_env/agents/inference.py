@@ -164,13 +164,14 @@ class ExclusionTracker:
         self.excl = np.zeros((B, 4), np.int64)
         self.sizes = np.zeros((B, 4), np.int64)
         self.out = np.zeros((B, 4), np.int64)
-        _after_step(venv._hands, np.ones(B, np.bool_), self.n, self.excl, self.sizes)
+        _after_step(venv.compiled_state().hands, np.ones(B, np.bool_), self.n, self.excl, self.sizes)
 
     def before_step(self, actions):
-        _before_step(self.venv._st, self.venv._hands, actions, self.n, self.divisor, self.excl)
+        state = self.venv.compiled_state()
+        _before_step(state.st, state.hands, actions, self.n, self.divisor, self.excl)
 
     def after_step(self, out):
-        _after_step(self.venv._hands, out.new_hand, self.n, self.excl, self.sizes)
+        _after_step(self.venv.compiled_state().hands, out.new_hand, self.n, self.excl, self.sizes)
 
     def state_dict(self) -> dict:
         return {"excl": self.excl.copy(), "sizes": self.sizes.copy()}

@@ -522,7 +522,8 @@ class Searcher(SearchScratch):
         return self.legal[:n].copy(), self.out[:n].copy()
 
     def venv_values(self, venv, b):
-        return self.values(venv._st, venv._hands, venv._scores, b, venv._cfg, venv._fcfg)
+        state = venv.compiled_state()
+        return self.values(state.st, state.hands, state.scores, b, state.cfg, state.fcfg)
 
 
 def load_view(view, st, hands, scores, b=0):

@@ -11,7 +11,7 @@ in the same order, whatever happened in its earlier hands.
 import numpy as np
 
 from ..rules.config import RulesConfig
-from ..rules.game import Game, draw_leader, split_order
+from ..rules.game import Game, draw_deal, split_order
 
 
 def seed_list(seed) -> list:
@@ -27,9 +27,7 @@ def seeded_rng(seed) -> np.random.Generator:
 def hand_deal(config: RulesConfig, deal_seed, hand_index: int):
     """``(order, leader)`` of hand ``hand_index`` in the deal sequence ``deal_seed``:
     the tiles (the hands seat by seat, then the boneyard in draw order) and the drawn leader."""
-    gen = seeded_rng([*seed_list(deal_seed), hand_index])
-    leader = draw_leader(config, gen)
-    order = [int(t) for t in gen.permutation(28)]
+    leader, order = draw_deal(config, seeded_rng([*seed_list(deal_seed), hand_index]))  # the leader always drawn
     return order, leader
 
 

@@ -110,15 +110,19 @@ def episode_winners(st, b, scores, hstart, sides):
     return winners
 
 
+@njit(**OPTS, inline='always')
+def side_outcome(winners, side):
+    """+1 for a side that won the game, -1 for one that lost, 0 for a winner of a drawn game (R25)."""
+    if (winners >> side) & 1:
+        return 0.0 if popcount(winners) > 1 else 1.0
+    return -1.0
+
+
 @njit(**OPTS)
 def seat_outcomes(winners, n, out):
-    """``out[seat]``: +1 for a winning seat, -1 for a losing one, 0 for the winners of a drawn game (R25)."""
-    drawn = popcount(winners) > 1
+    """``out[seat]``: its side's :func:`side_outcome`."""
     for seat in range(n):
-        if (winners >> side_of(seat, n)) & 1:
-            out[seat] = 0.0 if drawn else 1.0
-        else:
-            out[seat] = -1.0
+        out[seat] = side_outcome(winners, side_of(seat, n))
 
 
 @njit(**OPTS, inline='always')

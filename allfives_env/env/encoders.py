@@ -24,7 +24,7 @@ import struct
 
 import numpy as np
 
-from ..rules.actions import DRAW, NUM_ACTIONS, PASS, slot_of
+from ..rules.actions import DRAW, NUM_PLACEMENTS, PASS, slot_of
 from ..rules.config import RulesConfig, sides_for
 from ..rules.scoring import MAX_COUNT, MAX_POINTS, SIZE_SCALE, points_for_count
 from ..rules.tiles import TILE_LOW
@@ -82,7 +82,7 @@ def default_layout(num_players: int) -> SliceLayout:
     layout.add("drawn_this_turn", 1)  # tiles drawn this turn by the seat to move / 10
     layout.add("to_move", n)  # relative seat whose turn it is
     layout.add("leader", n)  # relative seat that led this hand
-    layout.add("placement_points", NUM_ACTIONS - 2)  # points each own legal placement scores now / 35
+    layout.add("placement_points", NUM_PLACEMENTS)  # points each own legal placement scores now / 35
     return layout
 
 
@@ -141,7 +141,7 @@ class DefaultEncoder:
         self._rel_sides = [_relative_sides(config, seat) for seat in range(n)]
         norm = 1.0 / max(1, config.boneyard_size)
         self._boneyard = tuple(_f32([k * norm]) for k in range(29))
-        self._no_points = bytes(4 * (NUM_ACTIONS - 2))
+        self._no_points = bytes(4 * (NUM_PLACEMENTS))
         self._score_cache = {}
 
     def views(self, obs):

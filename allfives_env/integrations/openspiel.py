@@ -111,7 +111,8 @@ from ..env.options import EPISODES, REWARDS, check_choice, check_count, check_nu
 from ..env.rewards import ranked_winners, side_outcomes, side_rewards
 from ..rules.actions import DRAW, NUM_ACTIONS, PASS, action_name
 from ..rules.config import MAX_TARGET, RulesConfig, is_int, is_valid_target
-from ..rules.game import Game
+from ..rules.game import Game, split_order
+from ..rules.scoring import MAX_COUNT
 from ..rules.tiles import NUM_TILES, mask_to_tiles, tile_name
 from ..rules.view import player_view, sample_world
 
@@ -128,7 +129,7 @@ PARAMETERS = {"players": 2, **RULE_PARAMETERS, "episode": "game", "reward": "poi
               "max_hands": 0}
 #: The most points a side can gain or lose in one hand's end (round5 of 168 pips, plus rounding per seat).
 MAX_HAND_END_POINTS = 180
-MAX_PLAY_POINTS = 36  # R15 with divisor 3 (V5): a count of 36 scores 36
+MAX_PLAY_POINTS = MAX_COUNT  # R15 with divisor 3 (V5): a count of 36 scores 36
 #: The most hands a game may be cut at: the game length OpenSpiel is told (a C++ int) stays in range.
 MAX_HANDS = 1_000_000
 
@@ -470,9 +471,8 @@ def _start_hand(pos):
     rest = sorted(set(range(NUM_TILES)) - set(pos.dealt))  # drawn later, one chance node each
     if pos.engine is None:
         pos.engine = Game(config)
-        hands = [pos.dealt[i * config.tiles_per_hand:(i + 1) * config.tiles_per_hand]
-                 for i in range(config.num_players)]
-        pos.engine.start_game(None, hands=hands, boneyard=rest, leader=pos.leader)  # complete: rng unused
+        hands, boneyard = split_order(config, pos.dealt + rest)
+        pos.engine.start_game(None, hands=hands, boneyard=boneyard, leader=pos.leader)  # complete: rng unused
     else:
         pos.engine.start_next_hand(None, deal=(pos.leader, pos.dealt + rest))
     pos.phase, pos.leader, pos.dealt = PLAY, None, []

@@ -14,7 +14,8 @@ from .tiles import NUM_TILES, parse_tile, tile_name
 NUM_SLOTS = 4
 W, E, N, S = 0, 1, 2, 3
 SLOT_NAMES = ("W", "E", "N", "S")
-DRAW = 4 * NUM_TILES  # 112
+NUM_PLACEMENTS = NUM_SLOTS * NUM_TILES  # 112: the placement ids are 0..111
+DRAW = NUM_PLACEMENTS  # 112
 PASS = DRAW + 1  # 113
 NUM_ACTIONS = PASS + 1  # 114
 

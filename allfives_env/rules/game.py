@@ -25,7 +25,7 @@ from numbers import Real
 
 from .actions import DRAW, PASS, E, N, S, W, placement_id, slot_of, tile_of
 from .config import RulesConfig, is_int
-from .scoring import hand_end_points
+from .scoring import hand_end_points, points_for_count
 from .tiles import (
     SUIT_TILES,
     TILE_HIGH,
@@ -238,17 +238,7 @@ class Game:
     def count_after(self, tile: int, slot: int) -> int:
         """The count (R14) the layout would show after placing ``tile`` at ``slot``
         (a legal placement), without changing the state."""
-        low, high = TILE_LOW[tile], TILE_HIGH[tile]
-        if self.lead_tile < 0:
-            return 2 * low if low == high else low + high
-        value, weight = self.open_value, self.weight
-        new_end = high if low == value[slot] else low
-        count = self.count - value[slot] * weight[slot] + new_end * (2 if low == high else 1)
-        if self.spinner_slot == CENTER and self.spinner_tile >= 0 and not self.branches_open:
-            other = 1 - slot
-            if self.arm_length[other] == 0:  # the lone double lead becomes a spinner at an end
-                count += (2 - weight[other]) * value[other]
-        return count
+        return self.counts_after((placement_id(tile, slot),))[0]
 
     def counts_after(self, actions) -> list:
         """:meth:`count_after` for many legal placements at once (faster per action)."""
@@ -292,7 +282,7 @@ class Game:
         self.played_by[tile] = seat
         self.played_masks[seat] |= bit
         count = self.count = self._count()
-        points = count if count > 0 and count % self.divisor == 0 else 0  # R15
+        points = points_for_count(count, self.divisor)  # R15
         self.events.append((seat, action, tile, points, count))
         if points:
             self._score(self.seat_side[seat], points)

@@ -70,6 +70,7 @@ class PlayerView:
 
     # The count after a placement reads only the layout, which a view holds.
     count_after = Game.count_after
+    counts_after = Game.counts_after
     open_suits = Game.open_suits
 
     @property

@@ -295,8 +295,8 @@ class VectorAllFives:
         if actions.shape != (self.num_envs,):
             raise ValueError(f"actions has shape {actions.shape}; expected ({self.num_envs},), one action per game")
         if actions.dtype.kind not in "iu":
-            raise TypeError(f"actions has dtype {actions.dtype}; expected an integer array of action ids 0..113 "
-                            f"(or SKIP = -1)")
+            raise TypeError(f"actions has dtype {actions.dtype}; expected an integer array of action ids "
+                            f"0..{NUM_ACTIONS - 1} (or SKIP = -1)")
         if actions.dtype == np.int64:  # the kernel names an out-of-range id as it names an illegal one
             return actions
         if actions.size and (actions.min() < SKIP or actions.max() >= NUM_ACTIONS):  # before a cast wraps it
@@ -336,8 +336,8 @@ class VectorAllFives:
 
 
 def _raise_out_of_range(b, action):
-    raise ValueError(f"game {b}: action {action} is out of range; allowed: action ids 0..113 (or SKIP = -1); "
-                     "no game was stepped")
+    raise ValueError(f"game {b}: action {action} is out of range; allowed: action ids 0..{NUM_ACTIONS - 1} "
+                     "(or SKIP = -1); no game was stepped")
 
 
 def random_legal_actions(mask, rng_state, out=None) -> np.ndarray:

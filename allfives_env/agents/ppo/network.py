@@ -10,7 +10,7 @@ per action id (114) and a value; illegal actions are masked by
 import torch
 from torch import nn
 
-from ...rules.actions import NUM_ACTIONS, slot_of, tile_of
+from ...rules.actions import NUM_ACTIONS, NUM_PLACEMENTS, slot_of, tile_of
 
 ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh}
 #: What a masked logit becomes: far below any real logit, yet finite (no NaN in softmax or entropy).
@@ -78,7 +78,7 @@ class PolicyNet(nn.Module):
             self._build_action_scorer(width)
 
     def _build_action_scorer(self, trunk_width: int):
-        placements = NUM_ACTIONS - 2
+        placements = NUM_PLACEMENTS
         if not self.action_inputs or min(self.action_inputs) < 0 or max(self.action_inputs) + placements > self.obs_dim:
             raise ValueError(f"action_inputs={list(self.action_inputs)} must be start offsets of {placements}-value "
                              f"blocks inside the {self.obs_dim}-value input")
@@ -107,7 +107,7 @@ class PolicyNet(nn.Module):
         the legal placements are scored (the others get 0: their logits are masked anyway), without it all."""
         if mask is None:
             mask = torch.ones(obs.shape[0], NUM_ACTIONS, dtype=torch.bool, device=obs.device)
-        rows, actions = torch.nonzero(mask[:, :NUM_ACTIONS - 2], as_tuple=True)  # the placements to score, packed
+        rows, actions = torch.nonzero(mask[:, :NUM_PLACEMENTS], as_tuple=True)  # the placements to score, packed
         hidden = (self.action_context(h)[rows] + self.action_tile[tile_of(actions)] + self.action_slot[slot_of(actions)]
                   + self.action_features(obs[rows.unsqueeze(1), self._action_index[actions]]))  # (N, w)
         hidden = self._act(hidden)
@@ -115,7 +115,7 @@ class PolicyNet(nn.Module):
         if self.action_deep is not None:
             scores = scores + self.action_deep_out(self._act(self.action_deep(hidden)))
         scores = scores.squeeze(-1)
-        return obs.new_zeros(obs.shape[0], NUM_ACTIONS - 2).index_put((rows, actions), scores)
+        return obs.new_zeros(obs.shape[0], NUM_PLACEMENTS).index_put((rows, actions), scores)
 
     def forward(self, obs, mask=None):
         """``(logits[B, 114], value[B])``. ``mask`` (bool, B x 114) is optional: with an action scorer it
