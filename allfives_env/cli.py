@@ -20,7 +20,7 @@ import math
 import os
 import sys
 
-from .rules.config import MAX_TARGET, RulesConfig, is_valid_target
+from .rules.config import DEFAULT_TARGETS, MAX_TARGET, RulesConfig, is_valid_target
 
 USAGE_ERROR = 2
 AGENT_FAILED = 1  # an agent raised or chose an illegal action during a game: one line too, naming it
@@ -43,7 +43,8 @@ MAX_WORKERS = 256
 MAX_DELAY = 60.0
 #: GIF frame durations are whole hundredths of a second, at most 655.35 s
 MIN_FRAME_SECONDS, MAX_FRAME_SECONDS = 0.01, 600.0
-DEFAULT_TARGETS_TEXT = "the R3 target: 250 with 2 players, 200 with 3 or 4"
+DEFAULT_TARGETS_TEXT = (f"the R3 target: {DEFAULT_TARGETS[2]} with 2 players, {DEFAULT_TARGETS[3]} with 3, "
+                        f"{DEFAULT_TARGETS[4]} with 4")
 
 
 def _whole(text, allowed):
