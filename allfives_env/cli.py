@@ -119,10 +119,11 @@ def _frame_seconds(text):
 
 
 # ------------------------------------------------------------------ output paths
-def _check_outputs(args, *options):
+def _check_outputs(args, *options, inputs=()):
     """Check every output file option of ``args`` (``"json"``, ``"records"``, ``"record"``) before
-    any work starts; two options naming one file are refused (one would overwrite the other)."""
-    from .arena.outputs import check_output_file
+    any work starts; two options naming one file are refused (one would overwrite the other), and so
+    is a file that one of the agent specs ``inputs`` reads."""
+    from .arena.outputs import check_not_an_input, check_output_file
 
     given = {}
     for name in options:
@@ -132,6 +133,7 @@ def _check_outputs(args, *options):
         flag = f"--{name}"
         example = "games.jsonl" if name.startswith("record") else "scorecard.md" if name == "markdown" else "results.json"
         check_output_file(path, flag, example)
+        check_not_an_input(path, flag, inputs)
         key = os.path.realpath(path)
         if key in given:
             raise ValueError(f"{given[key]} and {flag} name the same file {path}; give each its own file")
@@ -223,7 +225,7 @@ def run_eval(args) -> int:
             f"{spec_count(len(args.agents))} for {config.num_players} players; give exactly {config.num_sides} "
             f"({'one per partnership' if config.num_players == 4 else 'one per player'})"
         )
-    _check_outputs(args, "json", "records")
+    _check_outputs(args, "json", "records", inputs=args.agents)
     match = run_match(config, args.agents, args.games, seed=args.seed, workers=args.workers,
                       progress=not args.no_progress and sys.stderr.isatty(), records_path=args.records)
     print(format_table(match))
@@ -254,7 +256,7 @@ def run_rate(args) -> int:
     method = getattr(args, "method", "elo")  # eval --rating: Elo
     config = _config(args)
     _agents_for(args.agents)  # every spec, before the first of the round robin's matches
-    _check_outputs(args, "json")
+    _check_outputs(args, "json", inputs=args.agents)
     if method in ("alpharank", "all"):
         openspiel_alpharank()  # a missing OpenSpiel is refused before the round robin
     rating = rate_agents(config, args.agents, args.games, seed=args.seed, workers=args.workers,
@@ -294,7 +296,7 @@ def run_benchmark(args) -> int:
 
     _agents_for([args.spec, *(args.opponents or ladder(args.players))])  # every spec first
     refuse_repeated_specs(args.opponents or (), "--opponents")
-    _check_outputs(args, "json", "markdown")
+    _check_outputs(args, "json", "markdown", inputs=[args.spec, *(args.opponents or ladder(args.players))])
     log = None if args.no_progress else (lambda text: print(text, file=sys.stderr, flush=True))
     card = score(args.spec, args.players, quick=args.quick, opponents=args.opponents, workers=args.workers,
                  log=log)

@@ -192,6 +192,27 @@ def test_json_and_records_must_be_different_files(capsys, no_work, tmp_path):
                           "--json and --records name the same file")
 
 
+@pytest.mark.parametrize("command", [
+    ["eval", "--agents", "ppo:{policy}", "random", "--json", "{policy}"],
+    ["eval", "--agents", "ppo:{policy}", "random", "--records", "{policy}"],
+    ["eval", "--agents", "champion:value={policy}", "random", "--json", "{policy}"],
+    ["rate", "--agents", "ppo:{policy}", "random", "greedy", "--json", "{policy}"],
+    ["benchmark", "ppo:{policy}", "--quick", "--opponents", "random", "--json", "{policy}"],
+    ["benchmark", "ppo:{policy}", "--quick", "--opponents", "random", "--markdown", "{policy}"],
+    ["exploit", "ppo:{policy}", "--minutes", "0.02", "--games", "2", "--json", "{policy}"],
+])
+def test_an_output_that_is_an_agents_file_is_refused_and_the_file_kept(capsys, no_work, tmp_path, command):
+    """The results went over the policy file the agent had read (status 0, the policy lost)."""
+    import shutil
+
+    policy = tmp_path / "p2.pt"
+    shutil.copy("checkpoints/ppo_2p.pt", policy)
+    before = policy.read_bytes()
+    line = assert_one_line_error(*run_cli(capsys, *[word.format(policy=policy) for word in command]),
+                                 f"{policy} is the file that agent", "give another path")
+    assert "p2.pt" in line and policy.read_bytes() == before
+
+
 def test_run_match_checks_records_path_before_playing(monkeypatch, tmp_path):
     from allfives_env.arena import match
     from allfives_env.rules import RulesConfig

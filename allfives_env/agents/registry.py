@@ -323,6 +323,18 @@ def _literal(text):
 _PACKAGE = Path(__file__).resolve().parents[1]
 
 
+def spec_files(spec) -> list:
+    """The files an agent spec reads, as the agents find them: its path (``ppo:PATH``) and any option
+    value that names an existing file (``champion:value=PATH``). An output path must not be one of
+    them (writing results there would destroy the agent). A spec that does not parse reads none."""
+    try:
+        _, path, options = parse_spec(spec)
+    except ValueError:
+        return []
+    named = [path, *(v for v in options.values() if isinstance(v, str))]
+    return [resolve_policy_path(text) for text in named if text and os.path.isfile(resolve_policy_path(text))]
+
+
 def shipped_file(path) -> str:
     """Where the package keeps the shipped ``path`` (relative, e.g. ``checkpoints/ppo_2p.pt``), whether or
     not such a file exists; the working directory plays no part."""

@@ -38,6 +38,19 @@ def check_output_file(path, option="path", example="out.json") -> str:
     return text
 
 
+def check_not_an_input(path, option, specs) -> None:
+    """A ``ValueError`` if the output ``path`` (given as ``option``) is a file one of the agent ``specs``
+    reads (a policy file, ``champion:value=PATH``): the results would replace the agent."""
+    from ..agents.registry import spec_files
+
+    if not os.path.exists(path):
+        return
+    for spec in specs:
+        if any(os.path.samefile(path, read) for read in spec_files(spec)):
+            raise ValueError(f"{option} {path} is the file that agent {spec!r} reads; give another path "
+                             "(the input is kept)")
+
+
 def check_output_folder(folder, where, probe=True) -> None:
     """A ``ValueError`` (starting with ``where``) unless ``folder`` is an existing, writable folder
     (``probe``: where a new file is to be made, one is created and removed to be sure)."""

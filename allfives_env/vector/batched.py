@@ -343,14 +343,37 @@ def _raise_out_of_range(b, action):
 def random_legal_actions(mask, rng_state, out=None) -> np.ndarray:
     """A uniformly random legal action per row of ``mask`` (B, 114), drawn from the
     per-row uint64 streams ``rng_state`` (B,) (made by :func:`make_rng_state`); fast
-    enough to drive benchmarks and rollouts at millions of decisions per second."""
+    enough to drive benchmarks and rollouts at millions of decisions per second. ``out``: an int64
+    array (B,) to write into. Shapes and dtypes are checked (the kernel trusts them: a short stream
+    array would be written past its end)."""
+    _check_mask(mask)
+    rows = mask.shape[0]
+    _check_row_array("rng_state", rng_state, rows, np.uint64, f"make_rng_state(seed, {rows})")
     if out is None:
-        out = np.empty(mask.shape[0], np.int64)
+        out = np.empty(rows, np.int64)
+    _check_row_array("out", out, rows, np.int64, f"np.empty({rows}, np.int64)")
     return compiled_rng.random_legal_actions(mask, rng_state, out)
+
+
+def _check_mask(mask):
+    if not isinstance(mask, np.ndarray) or mask.ndim != 2 or mask.shape[1] != NUM_ACTIONS \
+            or mask.dtype.kind not in "biu":
+        shown = f"shape {mask.shape}, dtype {mask.dtype}" if isinstance(mask, np.ndarray) else type(mask).__name__
+        raise ValueError(f"mask is {shown}; expected a (B, {NUM_ACTIONS}) array of 0/1 (bool or integers), "
+                         "as a step's out.mask")
+
+
+def _check_row_array(name, array, rows, dtype, example):
+    if not isinstance(array, np.ndarray) or array.shape != (rows,) or array.dtype != dtype \
+            or not array.flags.writeable:
+        shown = (f"shape {array.shape}, dtype {array.dtype}" + ("" if array.flags.writeable else ", read-only")
+                 if isinstance(array, np.ndarray) else type(array).__name__)
+        raise ValueError(f"{name} is {shown}; expected a writable ({rows},) {np.dtype(dtype).name} array, one "
+                         f"entry per row of the mask, e.g. {example}")
 
 
 def make_rng_state(seed, num) -> np.ndarray:
     """``num`` independent SplitMix64 streams from ``seed`` for :func:`random_legal_actions`."""
-    rng = np.zeros(num, np.uint64)
+    rng = np.zeros(check_count("num", num, minimum=0), np.uint64)
     seed_streams(rng, np.random.SeedSequence(seed).generate_state(1, np.uint64)[0])
     return rng

@@ -1,5 +1,7 @@
 """The batched env's contract: auto-reset, rewards, determinism, options, bad input."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -317,3 +319,28 @@ def test_a_saved_state_continues_exactly_and_only_under_the_same_rules_and_optio
             np.testing.assert_array_equal(env.state_dict()["games"][name], array)
     with pytest.raises(ValueError, match="a VectorAllFives state of another shape"):
         VectorAllFives(5, **options).load_state_dict(state)
+
+
+def test_random_legal_actions_checks_what_the_kernel_trusts():
+    """The kernel writes one entry per mask row into the streams and ``out``: arrays that are too
+    short were written past their end (the process aborted later); now they are refused in one line."""
+    out = VectorAllFives(16, num_players=2).reset(seed=0)
+    streams = make_rng_state(3, 16)
+    cases = [
+        ((out.mask, make_rng_state(3, 1)), "rng_state is shape (1,)"),
+        ((out.mask, streams.astype(np.int64)), "dtype int64"),
+        ((out.mask, streams, np.empty(2, np.int64)), "out is shape (2,)"),
+        ((out.mask, streams, np.empty(16, np.int32)), "dtype int32"),
+        ((out.mask[:, :50], streams), "mask is shape (16, 50)"),
+        ((out.mask.astype(np.float32), streams), "dtype float32"),
+        (([[1] * 114], make_rng_state(3, 1)), "mask is list"),
+    ]
+    before = streams.copy()
+    for args, said in cases:
+        with pytest.raises(ValueError, match=re.escape(said)):
+            random_legal_actions(*args)
+    assert np.array_equal(streams, before)
+    with pytest.raises(ValueError, match="num=-1 is not allowed"):
+        make_rng_state(0, -1)
+    actions = random_legal_actions(out.mask, streams)
+    assert all(out.mask[b, a] for b, a in enumerate(actions))
