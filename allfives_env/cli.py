@@ -441,7 +441,7 @@ SERVE_AGENTS = ("heuristic", "greedy", "random", "search", "champion")
 
 def add_serve(p):
     p.add_argument("--port", type=_port, default=8000, help="the port (default 8000; 0 picks a free one)")
-    p.add_argument("--host", default="127.0.0.1",
+    p.add_argument("--host", type=_host, default="127.0.0.1",
                    help="the address to listen on (default 127.0.0.1: this machine only)")
     p.add_argument("--players", type=players_arg, default=2, help="2, 3 or 4 (4 = two partnerships; default 2)")
     p.add_argument("--agents", nargs="+", default=list(SERVE_AGENTS), metavar="SPEC",
@@ -451,6 +451,14 @@ def add_serve(p):
                    help=f"points to win, up to {MAX_TARGET:,} (default: the R3 target)")
     p.add_argument("--max-games", type=_whole_in(1, 10_000, "1..10,000 games"), default=64,
                    help="games kept at once; the least recently used goes first (default 64)")
+
+
+def _host(text):
+    """``--host``: an address or host name, not empty (an empty one listened on every interface)."""
+    if not text or not text.isascii() or any(c.isspace() for c in text):
+        raise argparse.ArgumentTypeError(f"{text!r} is not allowed; allowed: an address of this machine, e.g. "
+                                         "127.0.0.1 (the default), ::1, or 0.0.0.0 (every interface)")
+    return text
 
 
 def run_serve(args) -> int:

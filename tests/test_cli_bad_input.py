@@ -120,6 +120,18 @@ def test_a_wrong_value_is_one_line_and_status_2(capsys, no_work, tmp_path, monke
     assert list(tmp_path.iterdir()) == []  # nothing written
 
 
+@pytest.mark.parametrize("host, words", [
+    ("", ["--host: '' is not allowed", "127.0.0.1 (the default)"]),  # listened on every interface, unguarded
+    ("\udcff", ["--host: '\\udcff' is not allowed"]),  # a traceback from the socket
+])
+def test_serve_refuses_a_host_that_is_not_an_address(capsys, monkeypatch, host, words):
+    def refuse(*args, **kwargs):
+        raise AssertionError("the server started")
+
+    monkeypatch.setattr("uvicorn.Server.run", refuse)
+    assert_one_line_error(*run_cli(capsys, "serve", "--port", "0", "--host", host), *words)
+
+
 def test_target_message_says_the_allowed_values_not_none(capsys, no_work):
     line = assert_one_line_error(*run_cli(capsys, "eval", *AGENTS, "--target", "-10"))
     assert "None" not in line and "positive number of points" in line and "250" in line
@@ -271,6 +283,15 @@ def test_record_writes_png_frames_into_a_new_folder(capsys, tmp_path):
     frames = sorted(p.name for p in out.iterdir())
     assert frames[0] == "frame_00000.png" and len(frames) > 3
     assert stdout.strip().endswith(f"written to {out}/frame_*.png")
+
+
+def test_record_writes_a_gif_named_only_by_its_extension(capsys, tmp_path):
+    """``--out .gif`` was accepted, the game played and drawn, then refused ("unknown file extension")."""
+    out = tmp_path / ".gif"
+    status, stdout, err = run_cli(capsys, "record", "--agents", "greedy", "random", "--seed", "1", "--target", "20",
+                                  "--out", str(out))
+    assert status == 0, err
+    assert out.read_bytes()[:6] == b"GIF89a" and stdout.strip().endswith(f"written to {out}")
 
 
 # ------------------------------------------------------------------ output works when it is allowed

@@ -121,6 +121,9 @@ def parse_records(lines, source) -> list:
             raise ValueError(f"{source}, line {number}: not valid JSON ({exc.msg}, column {exc.colno})") from None
         except RecursionError:
             raise ValueError(f"{source}, line {number}: nested too deeply to be a game record") from None
+        except ValueError:  # Python's integer-string limit: a number of thousands of digits
+            raise ValueError(f"{source}, line {number}: holds a number too long to read (thousands of digits); "
+                             "not a game record") from None
         problem = _shape_problem(record)
         if problem:
             raise ValueError(f"{source}, line {number}: {problem}")

@@ -371,6 +371,8 @@ def test_an_uploaded_record_replays_and_a_bad_one_is_refused(tmp_path):
         ("/api/replays?game=3", data, 400, "game 3 is out of range; the uploaded file holds games 1..2"),
         ("/api/replays?game=0", data, 400, "allowed: a game number from 1"),
         ("/api/replays?game=x", data, 400, "allowed: a game number from 1"),
+        ("/api/replays?game=" + "9" * 4301, data, 400, "allowed: a game number from 1"),  # was a 500
+        ("/api/replays", b'{"scores": [' + b"9" * 5000 + b"]}", 400, "line 1: holds a number too long to read"),
         ("/api/replays", b"hello\n", 400, "line 1: not valid JSON"),
         ("/api/replays", b"\x89PNG\r\n", 400, "line 1: not text"),
         ("/api/replays", b"", 400, "holds no game records"),

@@ -192,8 +192,8 @@ def save_animation(frames, path, seconds_per_frame=0.6):
         raise ValueError("no frames to write")
     images = [Image.fromarray(frame) for frame in frames]
     if str(path).lower().endswith(".gif"):
-        images[0].save(path, save_all=True, append_images=images[1:], duration=int(seconds_per_frame * 1000),
-                       loop=0, optimize=False)
+        images[0].save(path, format="GIF", save_all=True, append_images=images[1:],  # ".gif" alone has no suffix
+                       duration=int(seconds_per_frame * 1000), loop=0, optimize=False)
         return [str(path)]
     os.makedirs(path, exist_ok=True)
     written = []

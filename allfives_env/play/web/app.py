@@ -216,8 +216,8 @@ class _Api:
 
     async def new_replay(self, request):
         number = request.query_params.get("game", "1")
-        if not (number.isascii() and number.isdigit()) or int(number) < 1:
-            raise RequestError(f"game={number!r}; allowed: a game number from 1")
+        if not _is_digits(number) or int(number) < 1:
+            raise RequestError(f"game={_shown(number)}; allowed: a game number from 1")
         _check_sender(request, "application/octet-stream")
         data = await _body(request, MAX_RECORD_BYTES, "a record file")
         return JSONResponse(await run_in_threadpool(_replay_upload, data, int(number)))
@@ -250,11 +250,22 @@ def _replay_upload(data, number):
 
 
 # ------------------------------------------------------------------ request checks
+#: The most digits a number in a request is read with (Python refuses to read 4,301 or more).
+MAX_DIGITS = 18
+
+
+def _is_digits(text) -> bool:
+    """Whether ``text`` is a whole number of at most :data:`MAX_DIGITS` ASCII digits."""
+    return text.isascii() and text.isdigit() and len(text) <= MAX_DIGITS
+
+
 async def _body(request, limit, what) -> bytes:
     """The request body, refused (413) past ``limit`` bytes without reading the rest."""
     declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > limit:
-        raise RequestError(f"{what} of {int(declared):,} bytes is over the limit of {limit:,} bytes", 413)
+    if declared is not None and declared.isascii() and declared.isdigit() and \
+            (not _is_digits(declared) or int(declared) > limit):
+        size = f"{int(declared):,}" if _is_digits(declared) else f"{len(declared):,} digits of"
+        raise RequestError(f"{what} of {size} bytes is over the limit of {limit:,} bytes", 413)
     chunks, size = [], 0
     async for chunk in request.stream():
         size += len(chunk)
