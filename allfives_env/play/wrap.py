@@ -39,12 +39,15 @@ def fit_text(text, width, hang=2) -> list:
 def _fold(line, word, width):
     """``line`` with ``word`` appended, as lines: a word longer than a whole
     line (never a tile) is cut into pieces that fit."""
-    room = max(1, width - len(line))
-    if len(word) <= room:
-        line.append_text(word)
-        return [line]
-    line.append_text(word[:room])
-    return [line, *_fold(Text(""), word[room:], width)]
+    lines = [line]
+    while True:  # a loop, not recursion: a word of 100,000 characters is 100,000 lines at width 1
+        room = max(1, width - len(line))
+        if len(word) <= room:
+            line.append_text(word)
+            return lines
+        line.append_text(word[:room])
+        word, line = word[room:], Text("")
+        lines.append(line)
 
 
 def fit_lines(lines, width, hang=2) -> list:

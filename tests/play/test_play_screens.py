@@ -94,6 +94,14 @@ def test_wrapping_breaks_at_spaces_keeps_tiles_and_styles_and_indents_what_follo
     assert " ".join(p.strip() for p in plain) == "player_1 drew [0|0], [1|1] and played [3|5] on N: count 15, scores 15"
 
 
+def test_a_word_far_longer_than_the_width_is_cut_into_pieces_that_fit():
+    """A 100,000-character name at width 10 is 10,000 pieces (it was a RecursionError)."""
+    lines = fit_text("seat " + "x" * 100_000 + " played", 10)
+    plain = [line.plain for line in lines]
+    assert all(len(p) <= 10 for p in plain)
+    assert "".join(p.replace(" ", "") for p in plain) == "seat" + "x" * 100_000 + "played"
+
+
 def test_the_cli_fits_the_terminal_columns():
     env = {**os.environ, "COLUMNS": "64"}
     proc = subprocess.run([sys.executable, "-m", "allfives_env.cli", "watch", "--players", "4", "--agents", "greedy",
