@@ -29,6 +29,7 @@ except ImportError as exc:  # pragma: no cover - the extra is installed where te
     raise ImportError(f'allfives_env.integrations.sb3_vec needs Stable-Baselines3 ({exc}): pip install -e ".[sb3]"',
                       name=exc.name) from exc
 
+from ..env.options import check_seed
 from ..rules.actions import NUM_ACTIONS
 from .gym_vector import LearnerGames
 
@@ -49,6 +50,14 @@ class AllFivesVecEnv(VecEnv):
         observation_space = spaces.Box(-np.inf, np.inf, (self.games.observation_size,), np.float32)
         super().__init__(self.games.num_envs, observation_space, spaces.Discrete(NUM_ACTIONS))
         self._actions = None
+
+    def seed(self, seed=None):
+        """The seed of the next :meth:`reset` (SB3's contract: used then, not now), checked now: a bad one
+        is a one-line ``ValueError`` here, not at a later reset. ``None``: fresh deals at the next reset
+        (SB3's own ``seed(None)`` would draw one from NumPy's global generator)."""
+        check_seed(seed)
+        self._seeds = [None if seed is None else seed + index for index in range(self.num_envs)]
+        return self._seeds
 
     def reset(self):
         seed = self._seeds[0] if self._seeds and self._seeds[0] is not None else None

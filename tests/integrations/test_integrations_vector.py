@@ -257,6 +257,24 @@ def test_sb3_vecenv_and_maskable_ppo_train_on_it():
     assert obs.shape == (16, 277) and rewards.shape == (16,)
 
 
+def test_sb3_seed_is_checked_when_given_and_draws_nothing_from_numpys_global_generator():
+    """SB3's contract: the seed is used at the next reset. A bad one was accepted and failed only then."""
+    from allfives_env.integrations.sb3_vec import AllFivesVecEnv
+
+    env = AllFivesVecEnv(4, num_players=2, opponents="greedy")
+    for bad in (-1, 1.5, "abc", True):
+        with pytest.raises(ValueError, match="is not allowed; allowed: None or a non-negative integer"):
+            env.seed(bad)
+    assert env.seed(7) == [7, 8, 9, 10]
+    first = env.reset()
+    env.seed(7)
+    assert np.array_equal(env.reset(), first)
+    before = np.random.get_state()[1].copy()
+    assert env.seed(None) == [None] * 4
+    env.reset()
+    assert np.array_equal(np.random.get_state()[1], before)
+
+
 def test_sb3_terminal_observation_is_the_learners_last_view():
     pytest.importorskip("stable_baselines3")
     from allfives_env.integrations.sb3_vec import AllFivesVecEnv
