@@ -213,6 +213,7 @@ def add_eval(p):
 def run_eval(args) -> int:
     from .arena import format_table, run_match
     from .arena.match import spec_count
+    from .arena.outputs import write_output
 
     if args.rating:
         if args.records is not None:
@@ -230,8 +231,7 @@ def run_eval(args) -> int:
                       progress=not args.no_progress and sys.stderr.isatty(), records_path=args.records)
     print(format_table(match))
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump(match.to_dict(), f, indent=2)
+        write_output(args.json, json.dumps(match.to_dict(), indent=2), "--json")
     return 0
 
 
@@ -251,6 +251,7 @@ def add_rate(p):
 
 def run_rate(args) -> int:
     from .arena import format_alpharank, format_nash, format_ratings, rate_agents
+    from .arena.outputs import write_output
     from .arena.population import alpha_rank, nash_averaging, openspiel_alpharank, win_rate_matrix
 
     method = getattr(args, "method", "elo")  # eval --rating: Elo
@@ -271,8 +272,7 @@ def run_rate(args) -> int:
         tables.append(format_nash(rating["nash"]))
     print("\n\n".join(tables))
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump(rating, f, indent=2)
+        write_output(args.json, json.dumps(rating, indent=2), "--json")
     return 0
 
 
@@ -292,6 +292,7 @@ def add_benchmark(p):
 def run_benchmark(args) -> int:
     from .arena.benchmark import format_scorecard, ladder
     from .arena.benchmark import run_benchmark as score
+    from .arena.outputs import write_output
     from .arena.ratings import refuse_repeated_specs
 
     _agents_for([args.spec, *(args.opponents or ladder(args.players))])  # every spec first
@@ -303,11 +304,9 @@ def run_benchmark(args) -> int:
     text = format_scorecard(card)
     print(text)
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump(card, f, indent=2)
+        write_output(args.json, json.dumps(card, indent=2), "--json")
     if args.markdown:
-        with open(args.markdown, "w") as f:
-            f.write(text)
+        write_output(args.markdown, text, "--markdown")
     return 0
 
 

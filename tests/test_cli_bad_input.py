@@ -294,6 +294,20 @@ def test_record_writes_a_gif_named_only_by_its_extension(capsys, tmp_path):
     assert out.read_bytes()[:6] == b"GIF89a" and stdout.strip().endswith(f"written to {out}")
 
 
+@pytest.mark.parametrize("command", [
+    ["eval", *AGENTS, "--games", "2", "--json"],
+    ["rate", "--agents", "random", "greedy", "--games", "2", "--json"],
+    ["benchmark", "greedy", "--quick", "--no-progress", "--opponents", "random", "--markdown"],
+])
+def test_a_full_disk_at_the_end_names_the_output_and_keeps_the_results_on_screen(capsys, command):
+    """A write that can only fail at the end (a full disk: /dev/full) said only "No space left on device"."""
+    status, out, err = run_cli(capsys, *command, "/dev/full")
+    option = command[-1]
+    assert_one_line_error(status, out, err, f"{option} /dev/full: No space left on device",
+                          "the results are printed above")
+    assert out.strip()  # the table was printed before the write
+
+
 # ------------------------------------------------------------------ output works when it is allowed
 def test_eval_writes_json_and_records_into_an_existing_folder(capsys, tmp_path):
     status, _, err = run_cli(capsys, "eval", *AGENTS, "--games", "2", "--target", "30", "--no-progress",

@@ -51,6 +51,16 @@ def check_not_an_input(path, option, specs) -> None:
                              "(the input is kept)")
 
 
+def write_output(path, text, option) -> None:
+    """Write ``text`` to the output ``path`` (checked before the work by :func:`check_output_file`). A
+    write that fails now (a full disk) is an ``OSError`` naming ``option`` and the path."""
+    try:
+        with open(path, "w") as f:
+            f.write(text)
+    except OSError as exc:
+        raise OSError(exc.errno, f"{exc.strerror or exc}; the results are printed above", f"{option} {path}") from None
+
+
 def check_output_folder(folder, where, probe=True) -> None:
     """A ``ValueError`` (starting with ``where``) unless ``folder`` is an existing, writable folder
     (``probe``: where a new file is to be made, one is created and removed to be sure)."""
