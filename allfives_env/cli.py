@@ -470,6 +470,9 @@ def run_serve(args) -> int:
     except ImportError as exc:
         raise ValueError(f"allfives serve needs {exc.name!r}, which is not installed; install the web extra: "
                          'pip install -e ".[web]"') from None
+    from .arena.ratings import refuse_repeated_specs
+
+    refuse_repeated_specs(args.agents, "--agents")  # the page's menu would offer it twice
     app = create_app(_config(args), args.agents, capacity=args.max_games, host=args.host)
     family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)

@@ -120,16 +120,17 @@ def test_a_wrong_value_is_one_line_and_status_2(capsys, no_work, tmp_path, monke
     assert list(tmp_path.iterdir()) == []  # nothing written
 
 
-@pytest.mark.parametrize("host, words", [
-    ("", ["--host: '' is not allowed", "127.0.0.1 (the default)"]),  # listened on every interface, unguarded
-    ("\udcff", ["--host: '\\udcff' is not allowed"]),  # a traceback from the socket
+@pytest.mark.parametrize("argv, words", [
+    (["--host", ""], ["--host: '' is not allowed", "127.0.0.1 (the default)"]),  # every interface, unguarded
+    (["--host", "\udcff"], ["--host: '\\udcff' is not allowed"]),  # a traceback from the socket
+    (["--agents", "random", "random"], ["agent spec 'random' is in --agents twice"]),  # a menu offering it twice
 ])
-def test_serve_refuses_a_host_that_is_not_an_address(capsys, monkeypatch, host, words):
+def test_serve_refuses_a_bad_host_or_agent_list_before_it_listens(capsys, monkeypatch, argv, words):
     def refuse(*args, **kwargs):
         raise AssertionError("the server started")
 
     monkeypatch.setattr("uvicorn.Server.run", refuse)
-    assert_one_line_error(*run_cli(capsys, "serve", "--port", "0", "--host", host), *words)
+    assert_one_line_error(*run_cli(capsys, "serve", "--port", "0", *argv), *words)
 
 
 def test_target_message_says_the_allowed_values_not_none(capsys, no_work):

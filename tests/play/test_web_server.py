@@ -112,7 +112,7 @@ def test_refused_moves_say_why_and_change_nothing():
     illegal = next(a for a in range(112) if a not in legal)
     cases = [
         ({"version": view["version"], "action": illegal}, 400, "is not a legal move here; legal:"),
-        ({"version": view["version"] + 5, "action": min(legal)}, 409, "stale request"),
+        ({"version": view["version"] + 5, "action": min(legal)}, 409, "is not a version of this game, which is at"),
         ({"version": view["version"], "action": "3"}, 400, "'action' is \"3\""),
         ({"version": view["version"], "action": 999}, 400, "allowed: an action id 0..113"),
         ({"version": view["version"], "action": True}, 400, "'action' is true"),

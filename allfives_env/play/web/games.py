@@ -128,6 +128,9 @@ class WebGame:
         self.version += 1
 
     def _check_version(self, version):
+        if version > self.version:  # not sent by this game's page
+            raise RequestError(f"version {version} is not a version of this game, which is at version "
+                               f"{self.version}; send the version the game's last answer gave", 409)
         if version != self.version:
             raise RequestError(f"stale request: it was sent at version {version}, but the game has moved on to "
                                f"version {self.version}; the page now shows the current position", 409)
