@@ -31,7 +31,25 @@ EXTRA_OF_MODULE = {"torch": "train", "tensorboard": "train", "matplotlib": "trai
 
 
 class OneLineParser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line (no usage dump) and exit status 2."""
+    """argparse, but a usage error is one line (no usage dump) and exit status 2.
+
+    ``intermixed = True`` (set on a parser after it is made, e.g. on a subcommand's) parses its
+    positionals wherever they stand among the options (``seed=3 --run-dir D max_minutes=5``): plain
+    argparse gives a ``nargs="*"`` positional only its first run of words and calls the rest
+    unrecognized. Such a parser is always parsed by argparse's intermixed parse, which works in two
+    passes through the plain ``parse_known_args``; a subcommand's parser is reached through it too."""
+
+    intermixed = False
+    _in_pass = False
+
+    def parse_known_args(self, args=None, namespace=None):
+        if not self.intermixed or self._in_pass:
+            return super().parse_known_args(args, namespace)
+        self._in_pass = True
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self._in_pass = False
 
     def error(self, message):
         sys.stderr.write(f"{self.prog}: error: {message}\n")

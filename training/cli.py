@@ -29,10 +29,25 @@ def build_parser(prog="python -m training"):
 
 
 def add_arguments(p):
-    p.add_argument("--config", metavar="YAML", help="config file (configs/ppo_2p.yaml, ...)")
-    p.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its latest.pt")
-    p.add_argument("--run-dir", metavar="DIR", help="write the run here instead of runs/<name>_s<seed>_<time>")
-    p.add_argument("overrides", nargs="*", metavar="key=value", help="config overrides")
+    p.add_argument("--config", metavar="YAML", type=_path_of("a config file, e.g. configs/ppo_2p.yaml"),
+                   help="config file (configs/ppo_2p.yaml, ...)")
+    p.add_argument("--resume", metavar="RUN_DIR", type=_path_of("a run folder holding config.yaml and latest.pt"),
+                   help="continue the run in RUN_DIR from its latest.pt")
+    p.add_argument("--run-dir", metavar="DIR", type=_path_of("a folder for the new run (made if missing)"),
+                   help="write the run here instead of runs/<name>_s<seed>_<time>")
+    p.add_argument("overrides", nargs="*", metavar="key=value", help="config overrides (before or after the options)")
+    p.intermixed = True  # the overrides may come before, between or after the options
+
+
+def _path_of(allowed):
+    """An argparse type: a path that is not empty. An empty one would name the working directory (or read as
+    no option at all: ``--resume ""`` would start a new run with the defaults)."""
+
+    def parse(text):
+        if not text:
+            raise argparse.ArgumentTypeError(f"an empty path is not allowed; allowed: {allowed}")
+        return text
+    return parse
 
 
 #: Keys a resume cannot change (an override would be recorded in config.yaml but not take effect), and why.
@@ -44,7 +59,7 @@ def run(args) -> int:
     """Run from parsed arguments (shared by ``python -m training`` and ``allfives train``)."""
     from .loop import train  # torch: imported only to train, not to build the parser
 
-    if args.resume:
+    if args.resume is not None:
         path = os.path.join(args.resume, "config.yaml")
         if not os.path.isfile(path):
             raise FileNotFoundError(f"{args.resume!r} is not a run folder (no config.yaml)")

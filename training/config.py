@@ -21,12 +21,21 @@ import yaml
 from allfives_env.agents.batched import check_batched_spec
 from allfives_env.agents.ppo.features import FEATURES
 from allfives_env.agents.registry import check_spec
+from allfives_env.cli import MAX_WORKERS
 from allfives_env.rules.config import MAX_TARGET, is_valid_target
 from allfives_env.vector.batched import MAX_NUM_ENVS
 
 
 class ConfigError(ValueError):
     """A config key that does not exist or a value of the wrong type."""
+
+
+#: The most threads or worker processes a run may ask for (torch_threads, eval_workers): the arena's cap.
+#: Far beyond any machine's cores, but a count such as 100000 makes torch crash (a segmentation fault).
+MAX_THREADS = MAX_WORKERS
+#: The widest layer (hidden_sizes, action_width): a 16384-wide layer already holds 268 M weights (1 GiB, 4 with
+#: Adam's state); a wider one is a typo that would fail allocating, or exhaust the memory, after the start.
+MAX_WIDTH = 16384
 
 
 @dataclass
@@ -41,7 +50,7 @@ class TrainConfig:
     device: str = "cpu"
     """torch device for the network: cpu or cuda"""
     torch_threads: typing.Optional[int] = None
-    """torch.set_num_threads for the learner (None: chosen from the cores free at the start, printed; on a busy machine 1 is far faster than 2)"""
+    """torch.set_num_threads for the learner, 1 to 256 (None: chosen from the cores free at the start, printed; on a busy machine 1 is far faster than 2)"""
     total_timesteps: int = 20_000_000
     """stop after this many environment decisions (all seats)"""
     max_minutes: float = 0.0
@@ -82,11 +91,11 @@ class TrainConfig:
     """the most snapshots kept (the oldest is dropped)"""
     # ---- network and PPO
     hidden_sizes: typing.List[int] = field(default_factory=lambda: [128, 128])
-    """widths of the shared MLP trunk"""
+    """widths of the shared MLP trunk (each at most 16384)"""
     features: str = "none"
     """derived inputs after the observation (agents/ppo/features.py): none, reply_control (per placement the next seat's best reply and the own tiles still fitting), lookahead (also the next seat's expected greedy reply and the following seat's expected best play) or lookahead_infer (lookahead with the tiles the opponents' greedy placements rule out; the collector tracks them per game)"""
     action_width: int = 0
-    """width of the shared action scorer that adds a score to every placement's logit from the state, the placement's tile and slot and its own action-aligned inputs (0: none; agents/ppo/network.py)"""
+    """width of the shared action scorer that adds a score to every placement's logit from the state, the placement's tile and slot and its own action-aligned inputs (0: none; at most 16384; agents/ppo/network.py)"""
     action_depth: int = 1
     """hidden layers of the action scorer: 1, or 2 (a second layer as wide, its output added to the first's; it starts at zero)"""
     init_from: typing.Optional[str] = None
@@ -129,7 +138,7 @@ class TrainConfig:
     eval_seed: int = 12345
     """seed of the fixed evaluation deals"""
     eval_workers: int = 1
-    """worker processes for evaluation matches"""
+    """worker processes for evaluation matches (1 to 256)"""
     best_metric: str = "greedy"
     """the evaluation opponent whose win rate selects best.pt"""
     checkpoint_minutes: float = 10.0
@@ -214,7 +223,8 @@ def _validate(cfg: TrainConfig) -> TrainConfig:
         ("activation", cfg.activation in ("relu", "tanh"), "relu or tanh"),
         ("features", cfg.features in FEATURES, " or ".join(FEATURES)),
         ("num_envs", 1 <= cfg.num_envs <= MAX_NUM_ENVS, f"a whole number from 1 to {MAX_NUM_ENVS:,}"),
-        ("torch_threads", cfg.torch_threads is None or cfg.torch_threads >= 1, "None (chosen from the free cores) or a positive integer"),
+        ("torch_threads", cfg.torch_threads is None or 1 <= cfg.torch_threads <= MAX_THREADS,
+         f"None (chosen from the free cores) or a positive integer up to {MAX_THREADS}"),
         ("total_timesteps", cfg.total_timesteps >= 1, "a positive integer"),
         ("max_minutes", cfg.max_minutes >= 0, "0 (no limit) or a positive number of minutes"),
         ("eval_every", cfg.eval_every >= 0, "0 (no evaluation) or a positive number of updates"),
@@ -223,14 +233,15 @@ def _validate(cfg: TrainConfig) -> TrainConfig:
         ("update_epochs", cfg.update_epochs >= 1, "a positive integer"),
         ("gamma", 0.0 <= cfg.gamma <= 1.0, "between 0 and 1"),
         ("gae_lambda", 0.0 <= cfg.gae_lambda <= 1.0, "between 0 and 1"),
-        ("action_width", cfg.action_width >= 0, "0 (no action scorer) or a positive width"),
+        ("action_width", 0 <= cfg.action_width <= MAX_WIDTH, f"0 (no action scorer) or a positive width up to {MAX_WIDTH:,}"),
         ("action_depth", cfg.action_depth in (1, 2) and (cfg.action_depth == 1 or cfg.action_width > 0),
          "1 or 2 (hidden layers of the action scorer), and 2 only with action_width > 0"),
-        ("hidden_sizes", len(cfg.hidden_sizes) >= 1 and min(cfg.hidden_sizes) >= 1, "a non-empty list of positive widths"),
+        ("hidden_sizes", len(cfg.hidden_sizes) >= 1 and 1 <= min(cfg.hidden_sizes) and max(cfg.hidden_sizes) <= MAX_WIDTH,
+         f"a non-empty list of positive widths up to {MAX_WIDTH:,}"),
         ("snapshot_every", cfg.snapshot_every >= 1, "a positive integer"),
         ("pool_size", cfg.pool_size >= 1, "a positive integer"),
         ("eval_games", cfg.eval_games >= 1, "a positive integer"),
-        ("eval_workers", cfg.eval_workers >= 1, "a positive integer"),
+        ("eval_workers", 1 <= cfg.eval_workers <= MAX_THREADS, f"a positive integer up to {MAX_THREADS}"),
         ("seed", cfg.seed >= 0, "a non-negative integer"),
         ("eval_seed", cfg.eval_seed >= 0, "a non-negative integer"),
         ("learning_rate", 0 < cfg.learning_rate <= 1, "a positive number up to 1"),
@@ -252,11 +263,7 @@ def _validate(cfg: TrainConfig) -> TrainConfig:
     if min(shares) < 0 or not 0 < sum(shares) < math.inf:
         raise ConfigError("opponent shares opp_self, opp_pool, opp_greedy, opp_random, opp_fixed must be >= 0 "
                           "with a positive sum")
-    if cfg.opp_fixed > 0:
-        try:
-            check_batched_spec(cfg.fixed_opponent)
-        except ValueError as exc:
-            raise ConfigError(f"config key 'fixed_opponent' is {cfg.fixed_opponent!r} with opp_fixed > 0: {exc}") from None
+    _check_fixed_opponent(cfg)
     for spec in cfg.eval_opponents:
         try:
             check_spec(spec)
@@ -265,6 +272,18 @@ def _validate(cfg: TrainConfig) -> TrainConfig:
     if cfg.best_metric not in cfg.eval_opponents:
         raise ConfigError(f"config key 'best_metric' is {cfg.best_metric!r}; allowed: one of eval_opponents {cfg.eval_opponents}")
     return cfg
+
+
+def _check_fixed_opponent(cfg: TrainConfig):
+    """``fixed_opponent`` must have a batched twin when ``opp_fixed`` games are played, and a spec given with no
+    such games is checked all the same: a typo would otherwise wait for the run that raises the share."""
+    if cfg.opp_fixed == 0 and cfg.fixed_opponent is None:
+        return
+    try:
+        check_batched_spec(cfg.fixed_opponent)
+    except ValueError as exc:
+        share = " with opp_fixed > 0" if cfg.opp_fixed > 0 else ""
+        raise ConfigError(f"config key 'fixed_opponent' is {cfg.fixed_opponent!r}{share}: {exc}") from None
 
 
 def make_config(values: dict) -> TrainConfig:

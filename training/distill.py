@@ -39,13 +39,14 @@ from allfives_env.agents.registry import make_agent, resolve_policy_path
 from allfives_env.arena import check_agents
 from allfives_env.arena.deals import deal_hand
 from allfives_env.arena.game import agent_rng, choose_action
-from allfives_env.cli import OneLineParser
+from allfives_env.cli import MAX_WORKERS, OneLineParser
 from allfives_env.rules.actions import DRAW, NUM_ACTIONS
 from allfives_env.rules.config import RulesConfig
 from allfives_env.rules.game import Game
 from allfives_env.rules.view import player_view
 
 from .checkpoint import atomic_write, check_policy_output, export_policy
+from .config import MAX_THREADS, MAX_WIDTH
 from .value_fit import HELD_OUT_EVERY, positive_integer  # here: the games of every tenth deal seed
 
 PLAYER = "player"  # in a lineup: the policy being labelled
@@ -339,9 +340,9 @@ def _widths(text):
         widths = [int(w) for w in text.split(",")]
     except ValueError:
         widths = []
-    if not widths or min(widths) < 1:
-        raise argparse.ArgumentTypeError(f"--hidden-sizes must be positive integers separated by commas "
-                                         f"(e.g. 256,256), got {text!r}")
+    if not widths or min(widths) < 1 or max(widths) > MAX_WIDTH:  # as the trainer's hidden_sizes
+        raise argparse.ArgumentTypeError(f"--hidden-sizes must be positive integers up to {MAX_WIDTH:,} separated "
+                                         f"by commas (e.g. 256,256), got {text!r}")
     return widths
 
 
@@ -368,7 +369,8 @@ def build_parser():
                             "per use, drawn by deal seed; 'player' is the player itself (default: "
                             + "; ".join(",".join(x) for x in DEFAULT_LINEUPS) + "; with 2 or 4 players the first "
                             "of each)")
-    label.add_argument("--workers", type=positive_integer("--workers"), default=2, help="processes playing (default 2)")
+    label.add_argument("--workers", type=positive_integer("--workers", MAX_WORKERS), default=2,
+                       help=f"processes playing, 1..{MAX_WORKERS} (default 2)")
     fit = commands.add_parser("fit", help="a new policy fit to label files")
     fit.add_argument("output", help="the policy file to write")
     fit.add_argument("labels", nargs="+", help="label files of `label` (their players must share inputs)")
@@ -384,7 +386,9 @@ def build_parser():
     fit.add_argument("--action-depth", type=int, choices=(1, 2), default=1,
                      help="hidden layers of the action scorer (default 1)")
     fit.add_argument("--seed", type=int, default=0, help="the network's initial weights and order (default 0)")
-    fit.add_argument("--threads", type=positive_integer("--threads"), default=2, help="torch threads (default 2)")
+    # a thread count far beyond any machine's cores makes torch crash (a segmentation fault)
+    fit.add_argument("--threads", type=positive_integer("--threads", MAX_THREADS), default=2,
+                     help=f"torch threads, 1..{MAX_THREADS} (default 2)")
     return p
 
 
@@ -431,9 +435,9 @@ def run_fit(args) -> int:
     if not (args.temperature == 0 or 0.01 <= args.temperature <= 1000):
         raise ValueError(f"--temperature must be 0 (the best placement alone) or 0.01 to 1000 points, "
                          f"got {args.temperature}")
-    if not (math.isfinite(args.lr) and 0 < args.lr <= 1) or args.action_width < 0:
-        raise ValueError(f"--lr must be above 0 and at most 1, and --action-width at least 0; got {args.lr} "
-                         f"and {args.action_width}")
+    if not (math.isfinite(args.lr) and 0 < args.lr <= 1) or not 0 <= args.action_width <= MAX_WIDTH:
+        raise ValueError(f"--lr must be above 0 and at most 1, and --action-width from 0 to {MAX_WIDTH:,}; got "
+                         f"{args.lr} and {args.action_width}")
     check_policy_output(args.output, args.labels)
     labels, meta = load_labels(args.labels)
     spec = student_spec(meta, args.hidden_sizes, args.action_width, args.action_depth)

@@ -9,7 +9,7 @@ import time
 
 from .checkpoint import export_policy
 from .config import ConfigError, TrainConfig
-from .metrics import MetricsLog
+from .metrics import MetricsLog, logged_rows
 from .run_folder import check_can_make, check_new_run_folder, lock_run_folder, new_run_dir, save_config
 from .trainer import Trainer, available_cores
 
@@ -27,31 +27,33 @@ def train(cfg: TrainConfig, run_dir=None, resume=False) -> dict:
         check_new_run_folder(run_dir)
     trainer = Trainer(cfg, run_dir, resume=resume)
     lock = lock_run_folder(run_dir) if resume else None  # before latest.pt is read: no other trainer writes it
+    logged = None
     try:
-        if resume:
+        if resume:  # everything a resume reads is checked before config.yaml is rewritten
             trainer.restore(os.path.join(run_dir, "latest.pt"))
             if budget_spent(trainer, cfg):  # nothing to run: say so rather than re-export the same policy
                 raise ConfigError(_budget_spent_text(trainer, cfg, run_dir))
+            logged = logged_rows(run_dir, trainer.update)
         os.makedirs(run_dir, exist_ok=True)
         if lock is None:  # a new run's folder exists only now
             lock = lock_run_folder(run_dir)
         save_config(cfg, run_dir)
-        return _run(trainer, cfg, run_dir, resume)
+        return _run(trainer, cfg, run_dir, logged)
     finally:
         if lock is not None:
             os.close(lock)
 
 
-def _run(trainer, cfg, run_dir, resume) -> dict:
-    """Train in ``run_dir`` (made, locked, its config written) until the budget is spent or a stop is asked for."""
+def _run(trainer, cfg, run_dir, logged) -> dict:
+    """Train in ``run_dir`` (made, locked, its config written) until the budget is spent or a stop is asked for;
+    ``logged``: what a resumed run keeps of its metrics.csv (:func:`~.metrics.logged_rows`), None for a new run."""
     origin = _THREADS_ORIGIN[trainer.threads_source]
     sys.stderr.write(f"training in {run_dir}: {trainer.torch_threads} torch thread(s){origin}\n")
     cores = available_cores()
     if trainer.torch_threads > cores:  # oversubscribed threads make each update many times slower
         sys.stderr.write(f"warning: torch_threads={trainer.torch_threads} is more than the {cores} core(s) this "
                          f"process may use; updates will be slower (leave torch_threads unset to use the free cores)\n")
-    log = MetricsLog(run_dir, cfg, resume_update=trainer.update if resume else None,
-                     resume_step=trainer.global_step if resume else None)
+    log = MetricsLog(run_dir, cfg, logged, resume_step=trainer.global_step if logged is not None else None)
     bar = _progress_bar(cfg, trainer)
     stop = StopRequest()
     previous = stop.install()

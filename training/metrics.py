@@ -4,6 +4,8 @@ import csv
 import math
 import os
 
+from .config import ConfigError
+
 BASE_COLUMNS = [
     "update", "global_step", "wall_s", "sps", "sps_overall", "learner_transitions", "carried",
     "t_env", "t_inference", "t_bookkeeping", "t_update", "t_eval", "lr",
@@ -26,20 +28,51 @@ def column_name(spec) -> str:
     return "".join(c if c.isalnum() else "_" for c in spec)
 
 
+def logged_rows(run_dir, resume_update) -> tuple:
+    """``(columns, rows)`` of ``RUN_DIR/metrics.csv`` that a resume from the checkpoint of update ``resume_update``
+    keeps: the rows up to that update (a run killed after logging an update whose checkpoint never landed logged
+    more). Read before anything of the run is rewritten: a file that is not a run's metrics (no ``update``
+    column, an update that is not a whole number, a row longer than the header) is a :class:`ConfigError`."""
+    path = os.path.join(run_dir, "metrics.csv")
+    if not os.path.exists(path):
+        return [], []
+    allowed = "the metrics.csv the run wrote (or none: the resumed run starts a new one)"
+    try:
+        with open(path, newline="") as f:
+            reader = csv.DictReader(f)
+            columns = list(reader.fieldnames or [])
+            if "update" not in columns:
+                raise ConfigError(f"{path} has no 'update' column; allowed: {allowed}")
+            rows = [_checked_row(row, reader.line_num, path, allowed) for row in reader]
+    except (UnicodeDecodeError, csv.Error) as exc:
+        raise ConfigError(f"{path} is not a CSV file ({exc}); allowed: {allowed}") from None
+    return columns, [row for row in rows if int(row["update"]) <= resume_update]
+
+
+def _checked_row(row, line, path, allowed) -> dict:
+    if None in row:  # csv.DictReader keeps the values past the header under None
+        raise ConfigError(f"{path} line {line} has more values than its header; allowed: {allowed}")
+    try:
+        int(row["update"])
+    except (TypeError, ValueError):
+        raise ConfigError(f"{path} line {line}: the update {row['update']!r} is not a whole number; "
+                          f"allowed: {allowed}") from None
+    return row
+
+
 class MetricsLog:
     """Appends rows to ``RUN_DIR/metrics.csv`` and scalars to TensorBoard (``RUN_DIR/tb``).
 
-    On resume from a checkpoint at ``resume_update`` / ``resume_step`` it first drops what the
-    checkpoint does not cover (a run killed after logging an update whose checkpoint never
-    landed): CSV rows past that update, and TensorBoard events from that step on."""
+    On resume from a checkpoint at ``resume_step``, ``logged`` holds what :func:`logged_rows` kept of the
+    file: the CSV starts again with those rows (rows past the checkpoint are dropped), and TensorBoard drops
+    its events from that step on. Columns the file has beyond this config's (the run evaluated against other
+    opponents before an override) are kept, so no logged value is lost."""
 
-    def __init__(self, run_dir, cfg, resume_update=None, resume_step=None):
+    def __init__(self, run_dir, cfg, logged=None, resume_step=None):
         self.path = os.path.join(run_dir, "metrics.csv")
+        old_columns, rows = logged or ([], [])
         self.columns = metric_columns(cfg)
-        rows = []
-        if resume_update is not None and os.path.exists(self.path):
-            with open(self.path) as f:
-                rows = [r for r in csv.DictReader(f) if int(r["update"]) <= resume_update]
+        self.columns += [c for c in old_columns if c not in self.columns]
         with open(self.path, "w", newline="") as f:
             writer = csv.DictWriter(f, self.columns)
             writer.writeheader()

@@ -17,33 +17,48 @@ import csv
 import os
 import sys
 
-import yaml
-
 from allfives_env.arena.outputs import check_output_folder
 from allfives_env.cli import OneLineParser
 
+from .config import read_config_file
+from .metrics import column_name
 
-def read_metrics(run_dir) -> dict:
-    """metrics.csv as ``{column: [float or None, ...]}``; a file with no update logged yet is a ``ValueError``
-    (nothing to plot or sum up)."""
+#: The columns of metrics.csv that every plot and summary reads.
+NEEDED_COLUMNS = ("update", "global_step", "wall_s")
+
+
+def read_metrics(run_dir, needed=NEEDED_COLUMNS) -> dict:
+    """metrics.csv as ``{column: [float or None, ...]}``; a file with no update logged yet, without the
+    ``needed`` columns or with a value that is not a number is a ``ValueError`` (nothing to plot or sum up)."""
     path = os.path.join(run_dir, "metrics.csv")
     if not os.path.isfile(path):
         raise FileNotFoundError(f"{run_dir!r} has no metrics.csv (is it a run folder?)")
     with open(path) as f:
-        rows = [row for row in csv.DictReader(f) if row.get("global_step") not in ("", None)]
+        reader = csv.DictReader(f)
+        rows = [row for row in reader if row.get("global_step") not in ("", None)]
     if not rows:
         raise ValueError(f"{run_dir!r} has no update logged in its metrics.csv yet")
+    missing = [c for c in needed if c not in reader.fieldnames]
+    if missing:
+        raise ValueError(f"{path} has no column {', '.join(missing)}; allowed: the metrics.csv a run writes")
     cols = rows[0].keys()
-    return {c: [float(r[c]) if r[c] not in ("", None) else None for r in rows] for c in cols}
+    try:
+        return {c: [float(r[c]) if r[c] not in ("", None) else None for r in rows] for c in cols}
+    except (TypeError, ValueError):  # a word where a number goes, or a row longer than the header
+        raise ValueError(f"{path} holds a value that is not a number; allowed: the metrics.csv a run writes") from None
 
 
-def _eval_opponents(run_dir, metrics):
+def eval_opponents(run_dir, metrics) -> list:
+    """The column names (:func:`~.metrics.column_name`) of the opponents the run was evaluated against: its
+    config's ``eval_opponents`` in order, else those of metrics.csv's columns. A config.yaml that is not a
+    config (not YAML, not a mapping, ``eval_opponents`` not a list of specs) is a ``ValueError``."""
     cfg_path = os.path.join(run_dir, "config.yaml")
     if os.path.isfile(cfg_path):
-        with open(cfg_path) as f:
-            opps = (yaml.safe_load(f) or {}).get("eval_opponents")
+        opps = read_config_file(cfg_path).get("eval_opponents")
+        if opps is not None and (not isinstance(opps, list) or not all(isinstance(o, str) for o in opps)):
+            raise ValueError(f"{cfg_path}: eval_opponents is {opps!r}; allowed: a list of agent specs")
         if opps:
-            return ["".join(c if c.isalnum() else "_" for c in o) for o in opps]
+            return [column_name(o) for o in opps]
     return sorted({c[5:-4] for c in metrics if c.startswith("eval_") and c.endswith("_win")})
 
 
@@ -97,14 +112,15 @@ def plot_runs(run_dirs, out_dir, chain=False) -> list:
         runs = [(run_dirs[-1], joined)]
     else:
         runs = [(d, read_metrics(d)) for d in run_dirs]
-    os.makedirs(out_dir, exist_ok=True)  # only once every run has been read
+    opponents = {run_dir: eval_opponents(run_dir, m) for run_dir, m in runs}
+    os.makedirs(out_dir, exist_ok=True)  # only once every run (and its config) has been read
     written = []
     for xkey, xlabel, scale, name in (("global_step", "decisions (all seats)", 1.0, "winrate_steps.png"),
                                       ("wall_s", "wall time (minutes)", 1 / 60, "winrate_time.png")):
         fig, ax = plt.subplots(figsize=(8, 5))
         for run_dir, m in runs:
             label_run = os.path.basename(os.path.normpath(run_dir)) if len(runs) > 1 else ""
-            for opp in _eval_opponents(run_dir, m):
+            for opp in opponents[run_dir]:
                 col = f"eval_{opp}_win"
                 if col not in m:
                     continue
@@ -151,6 +167,17 @@ def plot_runs(run_dirs, out_dir, chain=False) -> list:
     return written
 
 
+def check_plots_folder(out, where, given):
+    """Refuse, before any run is read, a plots folder that is a file, or an existing one that is not writable.
+    A folder given by ``--out`` may be new, as ``RUN_DIR/plots`` is; the folder it goes in must exist."""
+    if os.path.exists(out) and not os.path.isdir(out):
+        raise ValueError(f"{where} is a file, not a folder; allowed: a folder (new or existing) for the PNGs")
+    if os.path.isdir(out):
+        check_output_folder(out, where, probe=False)
+    elif given:
+        check_output_folder(os.path.dirname(os.path.abspath(out)), where)
+
+
 def main(argv=None) -> int:
     p = OneLineParser(prog="python -m training.plot", description="learning curves of training runs")
     p.add_argument("run_dirs", nargs="+", metavar="RUN_DIR")
@@ -159,9 +186,8 @@ def main(argv=None) -> int:
                    help="the folders are consecutive phases of one agent: join them into one curve")
     args = p.parse_args(argv)
     try:
-        if args.out:  # the folder itself may be new, as RUN_DIR/plots is; the folder it goes in must exist
-            check_output_folder(os.path.dirname(os.path.abspath(args.out)), f"--out {args.out}")
         out = args.out or os.path.join(args.run_dirs[0], "plots")
+        check_plots_folder(out, f"--out {out}" if args.out else f"the plots folder {out}", given=bool(args.out))
         for path in plot_runs(args.run_dirs, out, chain=args.chain):
             print(path)
     except (FileNotFoundError, ValueError) as exc:

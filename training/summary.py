@@ -7,16 +7,22 @@ win rate against ``--vs`` reached ``--reach`` (decisions and wall minutes).
 With several runs (seeds) it also prints the spread of the time to reach it.
 """
 
+import argparse
 import statistics
 import sys
 
-from allfives_env.cli import OneLineParser
+from allfives_env.cli import OneLineParser, number_arg
 
-from .plot import read_metrics
+from .metrics import column_name
+from .plot import NEEDED_COLUMNS, eval_opponents, read_metrics
+
+#: What a summary reads of metrics.csv: the columns of every plot, the speed and the split of time.
+SUMMARY_COLUMNS = NEEDED_COLUMNS + ("sps", "t_env", "t_inference", "t_bookkeeping", "t_update", "t_eval")
+DEFAULT_VS = "greedy"
 
 
-def summarize(run_dir, reach=0.6, vs="greedy") -> dict:
-    m = read_metrics(run_dir)
+def summarize(run_dir, reach=0.6, vs=DEFAULT_VS) -> dict:
+    m = read_metrics(run_dir, SUMMARY_COLUMNS)
     ups = [i for i, s in enumerate(m["sps"]) if s is not None]
     parts = ("t_env", "t_inference", "t_bookkeeping", "t_update", "t_eval")
     totals = {p: sum(v for v in m[p] if v is not None) for p in parts}
@@ -41,20 +47,45 @@ def summarize(run_dir, reach=0.6, vs="greedy") -> dict:
     return out
 
 
+def _share(text):
+    """An argparse type: a win rate to reach, above 0 and at most 1 (nan or 2 would never be reached)."""
+    allowed = "a share above 0 and at most 1 (0.6 is a 60% win rate)"
+    value = number_arg(text, allowed)
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"{text} is not allowed; allowed: {allowed}")
+    return value
+
+
+def pick_opponent(run_dirs, vs=None) -> str:
+    """The opponent to sum the runs up against, as its column name: ``vs``, which every run must have been
+    evaluated against (else a ``ValueError`` naming those it was), or by default greedy, or the first run's
+    first opponent when it was not evaluated against greedy."""
+    given = vs is not None
+    for run_dir in run_dirs:
+        opponents = eval_opponents(run_dir, read_metrics(run_dir, SUMMARY_COLUMNS))
+        if vs is None and opponents:
+            vs = DEFAULT_VS if DEFAULT_VS in opponents else opponents[0]
+        # a run without evaluations is summed up all the same (nothing reached), unless --vs names an opponent
+        if (given or opponents) and column_name(vs) not in opponents:
+            raise ValueError(f"--vs {vs}: {run_dir!r} was not evaluated against it; allowed: "
+                             f"{', '.join(opponents) or 'none (the run has no evaluation)'}")
+    return column_name(vs or DEFAULT_VS)
+
+
 def main(argv=None) -> int:
     p = OneLineParser(prog="python -m training.summary", description=__doc__.splitlines()[0])
     p.add_argument("run_dirs", nargs="+")
-    p.add_argument("--reach", type=float, default=0.6, help="win rate to reach (default 0.6)")
-    p.add_argument("--vs", default="greedy", help="evaluation opponent (default greedy)")
+    p.add_argument("--reach", type=_share, default=0.6, help="win rate to reach, above 0 and at most 1 (default 0.6)")
+    p.add_argument("--vs", help=f"evaluation opponent, one every run was evaluated against (default {DEFAULT_VS}, "
+                                "or the first run's first opponent when it was not evaluated against greedy)")
     args = p.parse_args(argv)
-    rows = []
-    for run in args.run_dirs:
-        try:
-            s = summarize(run, args.reach, args.vs)
-        except (FileNotFoundError, ValueError) as exc:
-            sys.stderr.write(f"training.summary: error: {exc}\n")
-            return 2
-        rows.append(s)
+    try:  # every run is read before any is printed: a refused one leaves no half summary
+        args.vs = pick_opponent(args.run_dirs, args.vs)
+        rows = [summarize(run, args.reach, args.vs) for run in args.run_dirs]
+    except (FileNotFoundError, ValueError) as exc:
+        sys.stderr.write(f"training.summary: error: {exc}\n")
+        return 2
+    for run, s in zip(args.run_dirs, rows):
         split = ", ".join(f"{k} {v:.0%}" for k, v in s["time_split"].items())
         print(f"{run}: {s['decisions']:,} decisions in {s['wall_min']:.1f} min; "
               f"{s['sps_per_update_mean']:,.0f} dec/s per update, {s['sps_overall']:,.0f} overall; time: {split}")

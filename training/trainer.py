@@ -9,9 +9,10 @@ import torch
 
 from allfives_env.agents.ppo.features import action_blocks
 from allfives_env.agents.ppo.network import PolicyNet
+from allfives_env.rules.config import is_int
 
-from .checkpoint import load_checkpoint, save_checkpoint
-from .config import ConfigError, TrainConfig, to_dict
+from .checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+from .config import MAX_THREADS, ConfigError, TrainConfig, to_dict
 from .evaluate import Evaluator
 from .metrics import column_name
 from .rollout import Collector
@@ -92,7 +93,7 @@ class Trainer:
         if not self.cfg.torch_threads and st.get("torch_threads"):
             # a resumed run keeps the thread count it started with: torch's sums depend on it, so a count
             # measured again on a busier or idler machine would break exact resumption
-            self.torch_threads = int(st["torch_threads"])
+            self.torch_threads = _stored_threads(st["torch_threads"], path)
             self.threads_source = "checkpoint"
             torch.set_num_threads(self.torch_threads)
 
@@ -166,6 +167,15 @@ class Trainer:
             self.save("best.pt")
             row["new_best"] = 1
         return row
+
+
+def _stored_threads(threads, path) -> int:
+    """The thread count a checkpoint's trainer state holds, checked as the config's ``torch_threads`` is: a count
+    far beyond any machine's cores (a file made by hand) would make torch crash."""
+    if not is_int(threads) or not 1 <= threads <= MAX_THREADS:
+        raise CheckpointError(f"{path!r}: its trainer state holds torch_threads={threads!r}; allowed: a positive "
+                              f"integer up to {MAX_THREADS} (or resume with torch_threads=N)")
+    return int(threads)
 
 
 def free_cores(window_s: float = 0.5) -> int:

@@ -39,7 +39,7 @@ from allfives_env.agents.ppo.network import masked_logits
 from allfives_env.agents.registry import make_agent, resolve_policy_path
 from allfives_env.arena.deals import deal_hand
 from allfives_env.arena.game import agent_rng, choose_action
-from allfives_env.cli import OneLineParser
+from allfives_env.cli import MAX_WORKERS, OneLineParser
 from allfives_env.env.rewards import side_outcomes, side_rewards
 from allfives_env.rules.actions import DRAW, NUM_ACTIONS
 from allfives_env.rules.config import RulesConfig
@@ -207,16 +207,17 @@ def fit_value_head(net, data, penalties=RIDGE_PENALTIES) -> dict:
             "held_out_rows": int(held_out.sum()), "ridge_penalty": penalty}
 
 
-def positive_integer(name):
-    """An argparse type: a whole number of at least 1, else an error naming ``name``."""
+def positive_integer(name, most=None):
+    """An argparse type: a whole number of at least 1 (and at most ``most``), else an error naming ``name``."""
+    allowed = "a positive integer" if most is None else f"a positive integer up to {most:,}"
 
     def parse(text):
         try:
             value = int(text)
         except ValueError:
             value = 0
-        if value < 1:
-            raise argparse.ArgumentTypeError(f"{name} must be a positive integer, got {text!r}")
+        if value < 1 or (most is not None and value > most):
+            raise argparse.ArgumentTypeError(f"{name} must be {allowed}, got {text!r}")
         return value
     return parse
 
@@ -230,7 +231,9 @@ def main(argv=None) -> int:
     p.add_argument("--epochs", type=positive_integer("--epochs"), default=4, help="passes over the data (default 4)")
     p.add_argument("--lr", type=float, default=1e-4, help="Adam's learning rate (default 1e-4)")
     p.add_argument("--kl-weight", type=float, default=1.0, help="weight of the policy's KL term (default 1)")
-    p.add_argument("--workers", type=positive_integer("--workers"), default=2, help="processes playing (default 2)")
+    # --workers also sets torch's threads: a count far beyond any machine's cores makes torch crash
+    p.add_argument("--workers", type=positive_integer("--workers", MAX_WORKERS), default=2,
+                   help=f"processes playing, and torch threads, 1..{MAX_WORKERS} (default 2)")
     p.add_argument("--head-only", action="store_true",
                    help="refit the value head alone by ridge regression (the policy is kept bit for bit; "
                         "--epochs, --lr and --kl-weight do not apply)")

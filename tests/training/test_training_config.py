@@ -77,6 +77,12 @@ def test_overrides_are_typed():
     ("run_name=a/b", ["run_name", "without '/'"]),
     ("run_name=''", ["run_name", "a non-empty name"]),
     (["opp_self=1e308", "opp_pool=1e308"], ["opponent shares", "positive sum"]),  # was NumPy's "do not sum to 1"
+    ("torch_threads=100000", ["torch_threads", "a positive integer up to 256"]),  # was a segmentation fault
+    ("eval_workers=100000", ["eval_workers", "a positive integer up to 256"]),
+    ("hidden_sizes=[100000000]", ["hidden_sizes", "positive widths up to 16,384"]),  # was torch's "can't allocate"
+    ("action_width=100000000", ["action_width", "a positive width up to 16,384"]),
+    ("fixed_opponent=nosuch", ["fixed_opponent", "unknown agent spec 'nosuch'"]),  # was accepted with opp_fixed 0
+    ("fixed_opponent=search", ["fixed_opponent", "no batched twin"]),
 ])
 def test_bad_values_name_the_key(override, words):
     with pytest.raises(ConfigError) as err:
@@ -95,6 +101,62 @@ def test_unknown_key_in_a_yaml_file(tmp_path):
 def test_command_line_reports_config_errors(capsys):
     assert main(["--config", "configs/smoke.yaml", "bogus_key=1"]) == 2
     assert "bogus_key" in capsys.readouterr().err
+
+
+@pytest.fixture
+def no_training(monkeypatch):
+    """``training.loop.train`` replaced by a recorder: a command line that would start a run records it and stops
+    there, as Ctrl-C would (status 130)."""
+    import training.loop
+
+    started = []
+
+    def record(cfg, run_dir=None, resume=False):
+        started.append((cfg, run_dir))
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(training.loop, "train", record)
+    return started
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--resume", ""], "argument --resume: an empty path is not allowed; allowed: a run folder"),  # was a new run
+    (["--config", ""], "argument --config: an empty path is not allowed; allowed: a config file"),  # '.: Is a dir'
+    (["--config", "configs/smoke.yaml", "--run-dir", ""],
+     "argument --run-dir: an empty path is not allowed; allowed: a folder for the new run"),  # 'No such file'
+])
+@pytest.mark.parametrize("command", ["python -m training", "allfives train"])
+def test_an_empty_path_is_refused_in_one_line_naming_the_option(no_training, capsys, command, args, words):
+    from allfives_env.cli import main as allfives_main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(args) if command == "python -m training" else allfives_main(["train", *args])
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and err.startswith(f"{command}: error: {words}") and len(err.splitlines()) == 1
+    assert not no_training
+
+
+@pytest.mark.parametrize("command", ["python -m training", "allfives train"])
+def test_overrides_go_before_between_and_after_the_options(no_training, tmp_path, command):
+    from allfives_env.cli import main as allfives_main
+
+    args = ["max_minutes=0.05", "--config", "configs/smoke.yaml", "seed=3", "--run-dir", str(tmp_path), "num_envs=8"]
+    status = main(args) if command == "python -m training" else allfives_main(["train", *args])
+    assert status == 130  # the run started (and was stopped by the recorder); was "unrecognized arguments: seed=3"
+    [(cfg, run_dir)] = no_training
+    assert (cfg.max_minutes, cfg.seed, cfg.num_envs, cfg.run_name, run_dir) == (0.05, 3, 8, "smoke", str(tmp_path))
+
+
+@pytest.mark.parametrize("command", ["python -m training", "allfives train"])
+def test_help_still_lists_the_overrides_and_every_key(capsys, command):
+    from allfives_env.cli import main as allfives_main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["seed=3", "--help"]) if command == "python -m training" else allfives_main(["train", "--help"])
+    out = capsys.readouterr().out
+    assert exit_info.value.code == 0 and "[key=value ...]" in out and "key=value" in out.split("options:")[0]
+    if command == "python -m training":
+        assert "config keys (override with key=value):" in out and "  torch_threads: " in out
 
 
 def test_parse_override_reads_yaml_values():

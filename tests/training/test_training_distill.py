@@ -254,6 +254,27 @@ def test_bad_counts_and_widths_are_one_line_from_the_parser(capsys):
         assert exit_info.value.code == 2 and message in err and len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize("args, message", [
+    (["fit", "{tmp}/p.pt", "{tmp}/l.npz", "--threads", "100000"], "--threads must be a positive integer up to 256"),
+    (["label", "{tmp}/l.npz", "--player", "{tmp}/none.pt", "--workers", "100000"],
+     "--workers must be a positive integer up to 256"),
+    (["fit", "{tmp}/p.pt", "{tmp}/l.npz", "--hidden-sizes", "100000000"], "positive integers up to 16,384"),
+])
+def test_thread_worker_and_width_counts_have_an_upper_end(tmp_path, capsys, args, message):
+    """100000 torch threads was a segmentation fault; a width of 100000000 failed allocating. (The files named
+    do not exist: without the parser's refusal the command ends before it starts any thread.)"""
+    with pytest.raises(SystemExit) as exit_info:
+        main([a.replace("{tmp}", str(tmp_path)) for a in args])
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and message in err and len(err.strip().splitlines()) == 1
+    assert not list(tmp_path.iterdir())
+
+
+def test_a_scorer_width_beyond_the_cap_is_refused(tmp_path, capsys):
+    assert_refused_in_one_line(main, ["fit", "{tmp}/p.pt", "{tmp}/l.npz", "--action-width", "100000000"], tmp_path,
+                               capsys, "--action-width from 0 to 16,384")
+
+
 def test_a_scorer_depth_without_a_scorer_is_refused():
     with pytest.raises(ValueError, match="needs an action scorer"):
         student_spec(synthetic_labels(rows=10)[1], [8], 0, action_depth=2)

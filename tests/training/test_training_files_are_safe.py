@@ -114,3 +114,46 @@ def test_the_trainer_state_is_plain_data(run):
     """A training checkpoint loads with weights_only=True as it is: no pickled objects inside."""
     ckpt = torch.load(os.path.join(run, "latest.pt"), weights_only=True)
     assert isinstance(ckpt["trainer"], dict) and "collector" in ckpt["trainer"]
+
+
+def _altered_policy_file(tmp_path, change) -> str:
+    """The shipped 2-player policy file with ``change(policy record)`` applied and a matching digest: as a file
+    made by hand passes the integrity check."""
+    from allfives_env.agents.ppo.policy_file import with_digest
+
+    ckpt = torch.load("checkpoints/ppo_2p.pt", weights_only=True)
+    del ckpt["sha256"]
+    change(ckpt["policy"])
+    path = str(tmp_path / "altered.pt")
+    torch.save(with_digest(ckpt), path)
+    return path
+
+
+@pytest.mark.parametrize("change, words", [
+    (lambda p: p.update(rules=[2]), "the policy's rules are [2]; allowed: a mapping"),  # was a TypeError (**)
+    (lambda p: p.update(rules={**p["rules"], "divisor": 4}), "the policy's rules are not valid (divisor=4"),
+    (lambda p: p.update(net=[64]), "the policy's net is [64]; allowed: a mapping"),
+    (lambda p: p.update(state_dict={0: v for v in p["state_dict"].values()}),  # was an AttributeError
+     "the policy's state_dict has the key 0; allowed: weight names"),
+    (lambda p: p.update(num_players=7), "the policy's num_players is 7; allowed: the player count of its rules, 2"),
+    (lambda p: p.update(num_players="2"), "the policy's num_players is '2'"),  # these loaded and played
+    (lambda p: p.update(num_players=None), "the policy's num_players is None"),
+    (lambda p: p.update(encoder="history"), "the policy's encoder is 'history'; allowed: 'default'"),
+    (lambda p: p.update(features=["none"]), "needs features=['none'], unknown here"),
+    (lambda p: p.update(state_dict={k: v.long() for k, v in p["state_dict"].items()}),
+     "holds torch.int64 values; allowed: floating-point weights"),
+])
+def test_a_policy_record_made_by_hand_is_refused_in_one_line_wherever_it_is_read(tmp_path, capsys, change, words):
+    from allfives_env.cli import main as allfives_main
+    from training.export import main as export_main
+
+    path = _altered_policy_file(tmp_path, change)
+    with pytest.raises(CheckpointError) as refused:
+        read_checkpoint(path)
+    assert str(refused.value).startswith(f"{path!r}") and words in str(refused.value)
+    for main, args in ((allfives_main, ["eval", "--agents", f"ppo:{path}", "random", "--games", "2"]),
+                       (export_main, [path, str(tmp_path / "out.pt")])):
+        assert main(args) == 2
+        err = capsys.readouterr().err
+        assert words in err and len(err.strip().splitlines()) == 1, err
+    assert not (tmp_path / "out.pt").exists()

@@ -105,6 +105,16 @@ def test_a_bad_count_is_refused_by_the_parser_in_one_line(capsys):
     assert len(err.strip().splitlines()) == 1
 
 
+def test_workers_have_an_upper_end(tmp_path, capsys):
+    """--workers sets torch's threads too: 100000 was a segmentation fault. (The source does not exist: without the
+    parser's refusal the command ends before it sets any thread.)"""
+    with pytest.raises(SystemExit) as exit_info:
+        main([str(tmp_path / "none.pt"), str(tmp_path / "v.pt"), "--workers", "100000"])
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and "--workers must be a positive integer up to 256" in err
+    assert len(err.strip().splitlines()) == 1 and not list(tmp_path.iterdir())
+
+
 def test_the_shipped_4_player_value_file_is_the_4_player_policy_before_with_its_value_refit():
     """``champion_value_4p.pt`` is the 4-player policy shipped before the search fine-tune (the file
     pinned as ``benchmark_v1/ppo_4p.pt``) with its value refit."""

@@ -14,7 +14,7 @@ Loading needs torch but none of the training code.
 
 import os
 
-from ...rules.config import RulesConfig
+from ...rules.config import RulesConfig, is_int
 from .features import FEATURES
 
 FORMAT = "allfives-ppo"
@@ -23,6 +23,8 @@ FORMAT = "allfives-ppo"
 VERSION = 2
 READABLE_VERSIONS = (1, 2)
 DIGEST_KEY = "sha256"
+#: The observation encoder every policy is trained and played with (:class:`~allfives_env.env.encoders.DefaultEncoder`).
+ENCODER = "default"
 
 
 class CheckpointError(ValueError):
@@ -109,7 +111,7 @@ def read_checkpoint(path) -> dict:
     policy = ckpt.get("policy")
     if not isinstance(policy, dict) or not {"net", "state_dict", "num_players", "rules"} <= set(policy):
         raise CheckpointError(f"{path!r} has no complete 'policy' record (net, state_dict, num_players, rules)")
-    _check_finite(policy["state_dict"], path)
+    _check_policy(policy, path)
     return ckpt
 
 
@@ -138,15 +140,55 @@ def _load_plain(path):
                               f"({type(exc).__name__}: {first})") from None
 
 
-def _check_finite(state_dict, path):
+def _check_policy(policy, path):
+    """Every part of a policy record as its writer (:func:`policy_record`) makes it. The digest proves only that
+    a file is as it was written, not by whom: a hand-made record that passes it must still be refused in one
+    line, not fail deep in a loader (``rules`` not a mapping) or, worse, load and play (a player count or an
+    encoder that nothing reads, integer weights that torch converts silently)."""
+    if not isinstance(policy["net"], dict):
+        raise CheckpointError(f"{path!r}: the policy's net is {policy['net']!r}; allowed: a mapping of the "
+                              "network's shape (obs_dim, hidden_sizes, ...)")
+    rules = policy_rules(policy, path)
+    players = policy["num_players"]
+    if not is_int(players) or players != rules.num_players:
+        raise CheckpointError(f"{path!r}: the policy's num_players is {players!r}; allowed: the player count of its "
+                              f"rules, {rules.num_players}")
+    encoder = policy.get("encoder", ENCODER)  # files from before the key have the one encoder there is
+    if encoder != ENCODER:
+        raise CheckpointError(f"{path!r}: the policy's encoder is {encoder!r}; allowed: {ENCODER!r} (the only "
+                              "encoder a policy is played with)")
+    policy_features(policy, path)
+    _check_weights(policy["state_dict"], path)
+
+
+def policy_rules(policy: dict, path="<memory>") -> RulesConfig:
+    """The :class:`RulesConfig` a policy record was trained under, or a :class:`CheckpointError` in one line."""
+    rules = policy["rules"]
+    if not isinstance(rules, dict):
+        raise CheckpointError(f"{path!r}: the policy's rules are {rules!r}; allowed: a mapping of rule options "
+                              "(RulesConfig.to_dict())")
+    try:
+        return RulesConfig.from_options(**rules)
+    except (TypeError, ValueError) as exc:  # an option name that is not a string is a TypeError
+        raise CheckpointError(f"{path!r}: the policy's rules are not valid ({exc})") from None
+
+
+def _check_weights(state_dict, path):
+    """Named floating-point tensors, every value finite."""
     import torch
 
     if not isinstance(state_dict, dict):
         raise CheckpointError(f"{path!r}: the policy's state_dict is not a mapping of tensors")
     for name, value in state_dict.items():
+        if not isinstance(name, str):
+            raise CheckpointError(f"{path!r}: the policy's state_dict has the key {name!r}; allowed: weight names "
+                                  "(strings such as 'trunk.0.weight')")
         if not isinstance(value, torch.Tensor):
             raise CheckpointError(f"{path!r}: the policy's weight {name!r} is not a tensor")
-        if value.is_floating_point() and not torch.isfinite(value).all():
+        if not value.is_floating_point():  # load_state_dict would convert it silently
+            raise CheckpointError(f"{path!r}: the policy's weight {name!r} holds {value.dtype} values; allowed: "
+                                  "floating-point weights")
+        if not torch.isfinite(value).all():
             raise CheckpointError(f"{path!r} is damaged: the policy's weight {name!r} holds NaN or infinite values")
 
 
@@ -158,14 +200,14 @@ def with_digest(record: dict) -> dict:
 def policy_record(net, rules: RulesConfig, features: str = "none") -> dict:
     """The ``"policy"`` record of a checkpoint for ``net`` trained under ``rules`` on ``features``."""
     return {"net": net.spec(), "state_dict": {k: v.detach().cpu().clone() for k, v in net.state_dict().items()},
-            "num_players": rules.num_players, "rules": rules.to_dict(), "encoder": "default",
+            "num_players": rules.num_players, "rules": rules.to_dict(), "encoder": ENCODER,
             "features": features}
 
 
 def policy_features(policy: dict, path="<memory>") -> str:
     """The derived features a policy record was trained on ("none" for files older than features)."""
     features = policy.get("features", "none")
-    if features not in FEATURES:
+    if not isinstance(features, str) or features not in FEATURES:
         raise CheckpointError(f"{path!r} needs features={features!r}, unknown here; known: {list(FEATURES)}")
     return features
 
@@ -192,4 +234,4 @@ def load_policy(path):
     """``(net, rules, features)`` from a checkpoint file."""
     ckpt = read_checkpoint(path)
     policy = ckpt["policy"]
-    return build_policy(policy, path), RulesConfig.from_options(**policy["rules"]), policy_features(policy, path)
+    return build_policy(policy, path), policy_rules(policy, path), policy_features(policy, path)
