@@ -18,13 +18,22 @@ ROOT = Path(__file__).resolve().parents[1]
 @pytest.mark.parametrize("package, folder", [("allfives_env", "checkpoints"), ("training", "configs")])
 def test_the_wheel_declares_every_shipped_file(package, folder):
     """The shipped files live in the package (the root's folder links there), and its package data patterns
-    name every one of them (a new shipped file cannot be left out of the wheel)."""
+    name every one of them and nothing else (a new shipped file cannot be left out of the wheel, and a
+    file a user saves there, which git does not track, is not carried into one)."""
     line = re.search(rf'^"{package}" = \[(.*)\]$', (ROOT / "pyproject.toml").read_text(), re.M).group(1)
     patterns = re.findall(r'"([^"]+)"', line)
     declared = {p for pattern in patterns for p in (ROOT / package).glob(pattern)}
-    shipped = {p for p in (ROOT / package / folder).rglob("*") if p.is_file()}
+    shipped = _tracked_files(ROOT / package / folder)
     assert (ROOT / folder).resolve() == (ROOT / package / folder)
     assert shipped and declared == shipped
+
+
+def _tracked_files(folder) -> set:
+    """The files git tracks in ``folder`` (every file there where it is not a git checkout, e.g. an sdist)."""
+    listed = subprocess.run(["git", "ls-files", "-z", "--", str(folder)], cwd=ROOT, capture_output=True)
+    if listed.returncode != 0 or not listed.stdout:
+        return {p for p in folder.rglob("*") if p.is_file()}
+    return {ROOT / name for name in listed.stdout.decode().split("\0") if name}
 
 
 SCRIPT = """
