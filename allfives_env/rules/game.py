@@ -238,26 +238,33 @@ class Game:
     def count_after(self, tile: int, slot: int) -> int:
         """The count (R14) the layout would show after placing ``tile`` at ``slot``
         (a legal placement), without changing the state."""
-        return self.counts_after((placement_id(tile, slot),))[0]
+        if self.lead_tile < 0:  # a lone lead counts its pips, a double once (R14)
+            return TILE_PIPS[tile]
+        # the free half is pips - matched half; a double's counts twice (R9)
+        return self._count_without(slot) + (TILE_PIPS[tile] - self.open_value[slot]) * TILE_END_WEIGHT[tile]
 
     def counts_after(self, actions) -> list:
         """:meth:`count_after` for many legal placements at once (faster per action)."""
-        if self.lead_tile < 0:  # a lone lead counts its pips, a double once (R14)
+        if self.lead_tile < 0:
             return [TILE_PIPS[tile_of(action)] for action in actions]
-        value, weight, count = self.open_value, self.weight, self.count
-        base = [count - value[0] * weight[0], count - value[1] * weight[1],
-                count - value[2] * weight[2], count - value[3] * weight[3]]
-        if self.spinner_slot == CENTER and self.spinner_tile >= 0 and not self.branches_open:
-            for slot in (0, 1):  # the lone double lead becomes a spinner at an end
-                other = 1 - slot
-                if self.arm_length[other] == 0:
-                    base[slot] += (2 - weight[other]) * value[other]
-        # the free half is pips - matched half; a double's counts twice (R9)
+        value = self.open_value
+        base = [self._count_without(slot) for slot in range(4)]
         counts = []
         for action in actions:
             tile, slot = tile_of(action), slot_of(action)
             counts.append(base[slot] + (TILE_PIPS[tile] - value[slot]) * TILE_END_WEIGHT[tile])
         return counts
+
+    def _count_without(self, slot) -> int:
+        """The count without the end at ``slot``, as it stands once a tile covers that end: a lone
+        double lead that becomes a spinner at an end then counts both its halves at the other end."""
+        value, weight = self.open_value, self.weight
+        count = self.count - value[slot] * weight[slot]
+        if slot < 2 and self.spinner_slot == CENTER and self.spinner_tile >= 0 and not self.branches_open:
+            other = 1 - slot
+            if self.arm_length[other] == 0:
+                count += (2 - weight[other]) * value[other]
+        return count
 
     # ------------------------------------------------------------------- step
     def step(self, action: int) -> None:

@@ -71,6 +71,7 @@ class PlayerView:
     # The count after a placement reads only the layout, which a view holds.
     count_after = Game.count_after
     counts_after = Game.counts_after
+    _count_without = Game._count_without
     open_suits = Game.open_suits
 
     @property
