@@ -22,7 +22,7 @@ from allfives_env.agents.batched import check_batched_spec
 from allfives_env.agents.ppo.features import FEATURES
 from allfives_env.agents.registry import check_spec
 from allfives_env.cli import MAX_WORKERS
-from allfives_env.rules.config import MAX_TARGET, is_valid_target
+from allfives_env.rules.config import MAX_TARGET, RulesConfig, is_valid_target
 from allfives_env.vector.batched import MAX_NUM_ENVS
 
 
@@ -147,6 +147,11 @@ class TrainConfig:
     """also write TensorBoard event files"""
     progress: bool = True
     """show a live progress bar"""
+
+
+def rules_of(cfg: TrainConfig) -> RulesConfig:
+    """The rules a run plays under (its ``num_players`` and ``target``; the other variants are the defaults)."""
+    return RulesConfig(num_players=cfg.num_players, target=cfg.target)
 
 
 def field_docs() -> dict:

@@ -40,6 +40,8 @@ from allfives_env.agents.ppo.network import PolicyNet
 from allfives_env.rules.actions import NUM_ACTIONS
 from allfives_env.vector import VectorAllFives
 
+from .config import rules_of
+
 SELF, POOL, GREEDY, RANDOM, FIXED = 0, 1, 2, 3, 4
 # the per-transition arrays carried from one rollout to the next
 CARRIED = ("obs", "mask", "actions", "logprobs", "values", "rewards", "done", "valid", "seat", "game")
@@ -126,9 +128,9 @@ class Collector:
     def __init__(self, cfg, device="cpu"):
         self.cfg = cfg
         self.device = torch.device(device)
-        rule_options = {} if cfg.target is None else {"target": cfg.target}
-        self.env = VectorAllFives(cfg.num_envs, num_players=cfg.num_players, episode="game", reward="zero_sum",
-                                  auto_forced=cfg.auto_forced, **rule_options)
+        rules = rules_of(cfg)
+        self.env = VectorAllFives(cfg.num_envs, num_players=rules.num_players, episode="game", reward="zero_sum",
+                                  auto_forced=cfg.auto_forced, target=rules.target)
         self.config = self.env.config
         self.n = self.env.num_players
         self.B = cfg.num_envs
