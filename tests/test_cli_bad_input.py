@@ -345,9 +345,9 @@ def test_version_is_the_installed_distributions(capsys):
     assert out.strip() == f"allfives-env {version('allfives-env')}"
 
 
-def test_version_through_the_command():
-    proc = subprocess.run([sys.executable, "-m", "allfives_env.cli", "--version"], capture_output=True, text=True,
-                          timeout=60)
+@pytest.mark.parametrize("module", ["allfives_env.cli", "allfives_env"])  # python -m allfives_env is the command
+def test_version_through_the_command(module):
+    proc = subprocess.run([sys.executable, "-m", module, "--version"], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and proc.stdout.strip() == f"allfives-env {version('allfives-env')}"
 
 

@@ -130,7 +130,7 @@ class TrainConfig:
     """stop an update's epochs early when the approximate KL exceeds this (None: never)"""
     # ---- evaluation, logging, checkpoints
     eval_every: int = 20
-    """evaluate every this many updates (0: never during training); also at the end"""
+    """evaluate after the first update, every this many updates and after the last (0: never, nor at the end; no best.pt)"""
     eval_games: int = 200
     """games per baseline at each evaluation (duplicate deals, rounded to whole rotations)"""
     eval_opponents: typing.List[str] = field(default_factory=lambda: ["random", "greedy", "heuristic"])

@@ -112,14 +112,27 @@ def format_evaluation(results: dict, games=None) -> list:
     return lines
 
 
+#: What a run folder may hold, in the order the summary names it, and what each is for.
+RUN_FILES = (("config.yaml", ""), ("metrics.csv", ""), ("tb", " (TensorBoard)"), ("latest.pt", " (resume: --resume {run})"),
+             ("best.pt", ""), ("policy.pt", ""))
+
+
+def _run_files_text(run) -> str:
+    """The files the run folder holds (tb/ and best.pt only with TensorBoard and evaluations on)."""
+    shown = []
+    for name, note in RUN_FILES:
+        path = os.path.join(run, name)
+        if os.path.exists(path):
+            shown.append(name + ("/" if os.path.isdir(path) else "") + note.format(run=run))
+    return ", ".join(shown)
+
+
 def format_summary(summary: dict) -> str:
     """The end of a run for people: where it is, what it did, how fast, how strong, what to load."""
     run = summary["run_dir"]
     split = ", ".join(f"{k[2:]} {v:.0%}" for k, v in summary["time_split"].items())
     minutes = summary["wall_s"] / 60
-    lines = [f"run folder: {run}",
-             f"  config.yaml, metrics.csv, tb/ (TensorBoard), latest.pt (resume: --resume {run}), "
-             f"best.pt, policy.pt",
+    lines = [f"run folder: {run}", f"  {_run_files_text(run)}",
              f"  play the result: ppo:{os.path.join(run, 'policy.pt')}",
              f"trained {summary['updates']:,} updates, {summary['global_step']:,} decisions in {minutes:.1f} min "
              f"({summary['sps_overall']:,.0f} decisions/s, {summary['torch_threads']} torch threads)",

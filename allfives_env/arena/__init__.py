@@ -11,7 +11,7 @@ statistics, Wilson intervals), :mod:`.ratings` (round robin and Elo),
 
 from ..rules.record import replay as replay_record
 from .deals import hand_deal
-from .game import agent_rng, choose_action, play_game
+from .game import AgentError, agent_rng, choose_action, play_game
 from .match import check_agents, run_match
 from .population import alpha_rank, nash_averaging, win_rate_matrix
 from .ratings import rate_agents
@@ -20,7 +20,7 @@ from .stats import AgentStats, GameResult, MatchResult, wilson_interval
 from .tables import format_alpharank, format_nash, format_ratings, format_table
 
 __all__ = [
-    "GameResult", "AgentStats", "MatchResult", "play_game", "choose_action", "agent_rng", "rotations",
+    "GameResult", "AgentStats", "MatchResult", "AgentError", "play_game", "choose_action", "agent_rng", "rotations",
     "run_match", "check_agents", "wilson_interval", "replay_record", "hand_deal", "rate_agents", "format_table",
     "format_ratings", "win_rate_matrix", "alpha_rank", "nash_averaging", "format_alpharank", "format_nash",
 ]

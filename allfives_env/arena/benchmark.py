@@ -387,9 +387,17 @@ def _mean_ci(entry, digits, reduction=False) -> str:
 
 
 def _short(spec) -> str:
-    """A ppo:PATH spec with the path shortened to its folder and file name (``benchmark_v1/ppo_2p.pt``:
-    the pinned rung, not the shipped ``ppo_2p.pt``)."""
-    if isinstance(spec, str) and spec.startswith("ppo:"):
-        folder, name = os.path.split(os.path.normpath(spec[4:]))
-        return "ppo:" + (os.path.join(os.path.basename(folder), name) if os.path.basename(folder) else name)
-    return str(spec)
+    """A ppo:PATH spec as the scorecard shows it: a shipped file by its path in the package
+    (``checkpoints/benchmark_v1/ppo_2p.pt``, which a spec finds from any folder: the pinned rung, not
+    the shipped ``ppo_2p.pt``), any other path shortened to its folder and file name."""
+    if not (isinstance(spec, str) and spec.startswith("ppo:")):
+        return str(spec)
+    path, _, options = spec[4:].partition(",")
+    package = os.path.realpath(shipped_file(""))
+    found = os.path.realpath(resolve_policy_path(path))
+    if found.startswith(package + os.sep):
+        shown = os.path.relpath(found, package)
+    else:
+        folder, name = os.path.split(os.path.normpath(path))
+        shown = os.path.join(os.path.basename(folder), name) if os.path.basename(folder) else name
+    return "ppo:" + shown + ("," + options if options else "")

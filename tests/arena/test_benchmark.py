@@ -219,9 +219,21 @@ def test_a_variance_reduction_of_a_rounding_residue_reads_0_percent():
 def test_the_scorecard_names_the_pinned_rung_apart_from_the_shipped_policy():
     from allfives_env.arena.benchmark import _short
 
-    assert _short("ppo:checkpoints/benchmark_v1/ppo_2p.pt") == "ppo:benchmark_v1/ppo_2p.pt"
+    assert _short("ppo:checkpoints/benchmark_v1/ppo_2p.pt,infer=off") == "ppo:checkpoints/benchmark_v1/ppo_2p.pt,infer=off"
     assert _short("ppo:checkpoints/ppo_2p.pt") == "ppo:checkpoints/ppo_2p.pt"
+    assert _short("ppo:/elsewhere/runs/r1/policy.pt,sample=true") == "ppo:r1/policy.pt,sample=true"
     assert _short("ppo:ppo_2p.pt") == "ppo:ppo_2p.pt" and _short("greedy") == "greedy"
+
+
+def test_the_scorecards_rung_is_a_spec_that_plays_from_any_folder(tmp_path, monkeypatch):
+    """The scorecard named the rung ppo:benchmark_v1/ppo_2p.pt, which no spec finds (a paste failed)."""
+    from allfives_env.agents.registry import make_agent
+    from allfives_env.arena.benchmark import _short
+
+    monkeypatch.chdir(tmp_path)
+    for players in (2, 3, 4):
+        shown = _short(ladder(players)[-1])
+        assert make_agent(shown).num_players == players, shown
 
 
 def test_batched_match_plays_every_rotation_and_counts_the_margin_zero_sum():

@@ -128,6 +128,16 @@ def test_same_seed_same_first_updates_and_exact_resume(tmp_path):
     assert not _same(_weights(f"{b}/latest.pt"), _weights(f"{other}/latest.pt"))
 
 
+def test_the_end_of_a_run_names_only_the_files_its_folder_holds(tmp_path, capsys):
+    """Without TensorBoard and evaluations there is no tb/ and no best.pt; the summary named them anyway."""
+    run = str(tmp_path / "plain")
+    assert train_main(["--config", "configs/smoke.yaml", "--run-dir", run, *FAST]) == 0
+    out = capsys.readouterr().out
+    listed = next(line for line in out.splitlines() if "config.yaml" in line).strip()
+    assert listed == f"config.yaml, metrics.csv, latest.pt (resume: --resume {run}), policy.pt"
+    assert sorted(os.listdir(run)) == ["config.yaml", "latest.pt", "metrics.csv", "policy.pt"]
+
+
 def test_a_run_neither_reads_nor_moves_torchs_global_random_state(tmp_path):
     """State is explicit: the run's random start comes from its seed alone, drawn under a fork of
     torch's global generator, and a resume no longer restores that generator."""
