@@ -205,6 +205,15 @@ def test_json_and_records_must_be_different_files(capsys, no_work, tmp_path):
                           "--json and --records name the same file")
 
 
+def test_an_output_that_is_a_shipped_policy_file_is_refused(capsys, no_work):
+    """champion reads its value file without naming it: --json over it destroyed it (status 0)."""
+    shipped = "checkpoints/champion_value_3p.pt"
+    before = open(shipped, "rb").read()
+    line = assert_one_line_error(*run_cli(capsys, "eval", "--players", "3", "--agents", "champion", "greedy", "greedy",
+                                          "--games", "3", "--json", shipped), "is a policy file the package ships")
+    assert shipped in line and open(shipped, "rb").read() == before
+
+
 @pytest.mark.parametrize("command", [
     ["eval", "--agents", "ppo:{policy}", "random", "--json", "{policy}"],
     ["eval", "--agents", "ppo:{policy}", "random", "--records", "{policy}"],
@@ -300,11 +309,21 @@ def test_record_writes_a_gif_named_only_by_its_extension(capsys, tmp_path):
     ["rate", "--agents", "random", "greedy", "--games", "2", "--json"],
     ["benchmark", "greedy", "--quick", "--no-progress", "--opponents", "random", "--markdown"],
 ])
-def test_a_full_disk_at_the_end_names_the_output_and_keeps_the_results_on_screen(capsys, command):
-    """A write that can only fail at the end (a full disk: /dev/full) said only "No space left on device"."""
-    status, out, err = run_cli(capsys, *command, "/dev/full")
+def test_a_full_disk_at_the_end_names_the_output_and_keeps_the_results_on_screen(capsys, monkeypatch, tmp_path,
+                                                                                  command):
+    """A write that can only fail at the end (a full disk) said only "No space left on device"."""
+    import errno
+
+    import allfives_env.arena.outputs
+
+    def full_disk(path, mode="r", *args, **kwargs):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    target = str(tmp_path / "out.txt")
+    monkeypatch.setattr(allfives_env.arena.outputs, "open", full_disk, raising=False)
+    status, out, err = run_cli(capsys, *command, target)
     option = command[-1]
-    assert_one_line_error(status, out, err, f"{option} /dev/full: No space left on device",
+    assert_one_line_error(status, out, err, f"{option} {target}: No space left on device",
                           "the results are printed above")
     assert out.strip()  # the table was printed before the write
 

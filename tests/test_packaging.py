@@ -20,7 +20,7 @@ def test_the_wheel_declares_every_shipped_file(package, folder):
     """The shipped files live in the package (the root's folder links there), and its package data patterns
     name every one of them and nothing else (a new shipped file cannot be left out of the wheel, and a
     file a user saves there, which git does not track, is not carried into one)."""
-    line = re.search(rf'^"{package}" = \[(.*)\]$', (ROOT / "pyproject.toml").read_text(), re.M).group(1)
+    line = re.search(rf'^"{package}" = \[(.*?)\]$', (ROOT / "pyproject.toml").read_text(), re.M | re.S).group(1)
     patterns = re.findall(r'"([^"]+)"', line)
     declared = {p for pattern in patterns for p in (ROOT / package).glob(pattern)}
     shipped = _tracked_files(ROOT / package / folder)

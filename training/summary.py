@@ -77,7 +77,7 @@ def main(argv=None) -> int:
     p.add_argument("run_dirs", nargs="+")
     p.add_argument("--reach", type=_share, default=0.6, help="win rate to reach, above 0 and at most 1 (default 0.6)")
     p.add_argument("--vs", help=f"evaluation opponent, one every run was evaluated against (default {DEFAULT_VS}, "
-                                "or the first run's first opponent when it was not evaluated against greedy)")
+                                "or the first evaluated run's first opponent when it was not evaluated against greedy)")
     args = p.parse_args(argv)
     try:  # every run is read before any is printed: a refused one leaves no half summary
         args.vs = pick_opponent(args.run_dirs, args.vs)

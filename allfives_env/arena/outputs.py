@@ -40,11 +40,16 @@ def check_output_file(path, option="path", example="out.json") -> str:
 
 def check_not_an_input(path, option, specs) -> None:
     """A ``ValueError`` if the output ``path`` (given as ``option``) is a file one of the agent ``specs``
-    reads (a policy file, ``champion:value=PATH``): the results would replace the agent."""
-    from ..agents.registry import spec_files
+    reads (a policy file, ``champion:value=PATH``) or any file the package ships (``champion`` reads its
+    value files without naming them): the results would replace the agent."""
+    from ..agents.registry import shipped_file, spec_files
 
     if not os.path.exists(path):
         return
+    shipped = os.path.realpath(shipped_file("checkpoints"))
+    if os.path.realpath(path).startswith(shipped + os.sep):
+        raise ValueError(f"{option} {path} is a policy file the package ships (agents read it); give another "
+                         "path (the file is kept)")
     for spec in specs:
         if any(os.path.samefile(path, read) for read in spec_files(spec)):
             raise ValueError(f"{option} {path} is the file that agent {spec!r} reads; give another path "

@@ -141,7 +141,7 @@ class DefaultEncoder:
         self._rel_sides = [_relative_sides(config, seat) for seat in range(n)]
         norm = 1.0 / max(1, config.boneyard_size)
         self._boneyard = tuple(_f32([k * norm]) for k in range(29))
-        self._no_points = bytes(4 * (NUM_PLACEMENTS))
+        self._no_points = bytes(4 * NUM_PLACEMENTS)
         self._score_cache = {}
 
     def views(self, obs):

@@ -248,10 +248,12 @@ class Game:
         if self.lead_tile < 0:
             return [TILE_PIPS[tile_of(action)] for action in actions]
         value = self.open_value
-        base = [self._count_without(slot) for slot in range(4)]
+        base = [None, None, None, None]  # each slot's, worked out once where a placement uses it
         counts = []
         for action in actions:
             tile, slot = tile_of(action), slot_of(action)
+            if base[slot] is None:
+                base[slot] = self._count_without(slot)
             counts.append(base[slot] + (TILE_PIPS[tile] - value[slot]) * TILE_END_WEIGHT[tile])
         return counts
 

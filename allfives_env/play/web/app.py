@@ -264,8 +264,8 @@ async def _body(request, limit, what) -> bytes:
     declared = request.headers.get("content-length")
     if declared is not None and declared.isascii() and declared.isdigit() and \
             (not _is_digits(declared) or int(declared) > limit):
-        size = f"{int(declared):,}" if _is_digits(declared) else f"{len(declared):,} digits of"
-        raise RequestError(f"{what} of {size} bytes is over the limit of {limit:,} bytes", 413)
+        size = f"{int(declared):,} bytes" if _is_digits(declared) else f"a size of {len(declared):,} digits"
+        raise RequestError(f"{what} of {size} is over the limit of {limit:,} bytes", 413)
     chunks, size = [], 0
     async for chunk in request.stream():
         size += len(chunk)
