@@ -157,7 +157,8 @@ def make_agent(spec, **defaults):
             return _built(spec, entry.factory, *([] if entry.argument is None else [path]), **options)
         found = resolve_policy_path(path)
         if not os.path.exists(found):
-            raise ValueError(f"checkpoint not found: {path!r} (in agent spec {spec!r})")
+            raise ValueError(f"checkpoint not found: {path!r} (in agent spec {spec!r}); allowed: a policy file, "
+                             "e.g. a run's policy.pt or a shipped checkpoints/ppo_2p.pt, ppo_3p.pt, ppo_4p.pt")
         if os.path.isdir(found):
             raise ValueError(f"{path!r} is a folder, not a checkpoint (in agent spec {spec!r}); give a .pt file "
                              "such as checkpoints/ppo_2p.pt")

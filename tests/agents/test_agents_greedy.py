@@ -137,7 +137,7 @@ def test_a_shipped_file_is_found_from_any_directory_of_the_checkout(tmp_path, mo
     (tmp_path / "checkpoints").mkdir()
     (tmp_path / "checkpoints" / "ppo_2p.pt").write_text("mine")
     assert resolve_policy_path(shipped) == shipped  # one in the working directory comes first
-    with pytest.raises(ValueError, match="checkpoint not found: 'checkpoints/nope.pt'"):
+    with pytest.raises(ValueError, match="checkpoint not found: 'checkpoints/nope.pt'.*allowed: a policy file"):
         make_agent("ppo:checkpoints/nope.pt")
 
 
