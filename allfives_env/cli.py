@@ -313,9 +313,10 @@ def run_benchmark(args) -> int:
     from .arena.outputs import write_output
     from .arena.ratings import refuse_repeated_specs
 
-    _agents_for([args.spec, *(args.opponents or ladder(args.players))])  # every spec first
+    specs = [args.spec, *(args.opponents or ladder(args.players))]
+    _agents_for(specs)  # every spec first
     refuse_repeated_specs(args.opponents or (), "--opponents")
-    _check_outputs(args, "json", "markdown", inputs=[args.spec, *(args.opponents or ladder(args.players))])
+    _check_outputs(args, "json", "markdown", inputs=specs)
     log = None if args.no_progress else (lambda text: print(text, file=sys.stderr, flush=True))
     card = score(args.spec, args.players, quick=args.quick, opponents=args.opponents, workers=args.workers,
                  log=log)

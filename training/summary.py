@@ -21,8 +21,9 @@ SUMMARY_COLUMNS = NEEDED_COLUMNS + ("sps", "t_env", "t_inference", "t_bookkeepin
 DEFAULT_VS = "greedy"
 
 
-def summarize(run_dir, reach=0.6, vs=DEFAULT_VS) -> dict:
-    m = read_metrics(run_dir, SUMMARY_COLUMNS)
+def summarize(run_dir, reach=0.6, vs=DEFAULT_VS, metrics=None) -> dict:
+    """One run's speed, time split and evaluations against ``vs`` (``metrics``: its metrics.csv, if read)."""
+    m = read_metrics(run_dir, SUMMARY_COLUMNS) if metrics is None else metrics
     ups = [i for i, s in enumerate(m["sps"]) if s is not None]
     parts = ("t_env", "t_inference", "t_bookkeeping", "t_update", "t_eval")
     totals = {p: sum(v for v in m[p] if v is not None) for p in parts}
@@ -56,13 +57,14 @@ def _share(text):
     return value
 
 
-def pick_opponent(run_dirs, vs=None) -> str:
-    """The opponent to sum the runs up against, as its column name: ``vs``, which every run must have been
-    evaluated against (else a ``ValueError`` naming those it was), or by default greedy, or the first run's
-    first opponent when it was not evaluated against greedy."""
+def pick_opponent(metrics_of, vs=None) -> str:
+    """The opponent to sum the runs up against (``metrics_of``: run folder -> its metrics), as its column
+    name: ``vs``, which every run must have been evaluated against (else a ``ValueError`` naming those it
+    was), or by default greedy, or the first evaluated run's first opponent when it was not evaluated
+    against greedy."""
     given = vs is not None
-    for run_dir in run_dirs:
-        opponents = eval_opponents(run_dir, read_metrics(run_dir, SUMMARY_COLUMNS))
+    for run_dir, metrics in metrics_of.items():
+        opponents = eval_opponents(run_dir, metrics)
         if vs is None and opponents:
             vs = DEFAULT_VS if DEFAULT_VS in opponents else opponents[0]
         # a run without evaluations is summed up all the same (nothing reached), unless --vs names an opponent
@@ -80,8 +82,9 @@ def main(argv=None) -> int:
                                 "or the first evaluated run's first opponent when it was not evaluated against greedy)")
     args = p.parse_args(argv)
     try:  # every run is read before any is printed: a refused one leaves no half summary
-        args.vs = pick_opponent(args.run_dirs, args.vs)
-        rows = [summarize(run, args.reach, args.vs) for run in args.run_dirs]
+        metrics_of = {run: read_metrics(run, SUMMARY_COLUMNS) for run in args.run_dirs}
+        args.vs = pick_opponent(metrics_of, args.vs)
+        rows = [summarize(run, args.reach, args.vs, metrics_of[run]) for run in args.run_dirs]
     except (FileNotFoundError, ValueError) as exc:
         sys.stderr.write(f"training.summary: error: {exc}\n")
         return 2

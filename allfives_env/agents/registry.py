@@ -332,8 +332,8 @@ def spec_files(spec) -> list:
         _, path, options = parse_spec(spec)
     except ValueError:
         return []
-    named = [path, *(v for v in options.values() if isinstance(v, str))]
-    return [resolve_policy_path(text) for text in named if text and os.path.isfile(resolve_policy_path(text))]
+    named = [resolve_policy_path(text) for text in (path, *options.values()) if isinstance(text, str) and text]
+    return [found for found in named if os.path.isfile(found)]
 
 
 def shipped_file(path) -> str:

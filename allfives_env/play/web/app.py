@@ -262,10 +262,11 @@ def _is_digits(text) -> bool:
 async def _body(request, limit, what) -> bytes:
     """The request body, refused (413) past ``limit`` bytes without reading the rest."""
     declared = request.headers.get("content-length")
-    if declared is not None and declared.isascii() and declared.isdigit() and \
-            (not _is_digits(declared) or int(declared) > limit):
-        size = f"{int(declared):,} bytes" if _is_digits(declared) else f"a size of {len(declared):,} digits"
-        raise RequestError(f"{what} of {size} is over the limit of {limit:,} bytes", 413)
+    if declared is not None and declared.isascii() and declared.isdigit():
+        readable = _is_digits(declared)  # a size of thousands of digits is over any limit, unread
+        if not readable or int(declared) > limit:
+            size = f"{int(declared):,} bytes" if readable else f"a size of {len(declared):,} digits"
+            raise RequestError(f"{what} of {size} is over the limit of {limit:,} bytes", 413)
     chunks, size = [], 0
     async for chunk in request.stream():
         size += len(chunk)
