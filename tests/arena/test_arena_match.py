@@ -1,12 +1,15 @@
 """Duplicate deals and seat rotation, records and replay, statistics, ratings."""
 
 import json
+import math
 import re
 
 import pytest
 
 from allfives_env.agents.random_agent import RandomAgent
 from allfives_env.arena import (
+    GameResult,
+    MatchResult,
     check_agents,
     hand_deal,
     rate_agents,
@@ -15,6 +18,7 @@ from allfives_env.arena import (
     run_match,
     wilson_interval,
 )
+from allfives_env.arena.ratings import ELO_MEAN, ELO_SCALE, _bradley_terry, _pairwise_results
 from allfives_env.rules import RulesConfig, read_records
 
 
@@ -148,6 +152,19 @@ def test_games_round_up_to_whole_rotations_and_stats_add_up():
     assert sum(a["margin_per_game"] for a in d["agents"]) == pytest.approx(0, abs=1e-9)
 
 
+def _game(side_agent, scores, winners):
+    return GameResult(deal=0, rotation=0, side_agent=side_agent, scores=scores, winners=winners, hands=3,
+                      seconds=0.0, act_seconds=(0.0,) * len(side_agent))
+
+
+def test_a_drawn_game_is_half_a_win_to_each_of_its_winners():
+    """R25: a game drawn between two players is half a win to each; a side's win goes to the agent
+    that played that side."""
+    match = MatchResult(RulesConfig(num_players=3), ["a", "b", "c"], seed=0)
+    match.games += [_game((0, 1, 2), (200.0, 200.0, 120.0), (0, 1)), _game((2, 0, 1), (205.0, 80.0, 40.0), (0,))]
+    assert [a["wins"] for a in match.to_dict()["agents"]] == [0.5, 0.5, 1.0]
+
+
 def test_wrong_spec_count_is_an_error():
     with pytest.raises(ValueError, match="give 2"):
         run_match(RulesConfig(num_players=4), ["greedy", "random", "greedy"], games=2)
@@ -189,6 +206,23 @@ def test_rating_orders_a_clear_pool():
     assert elo["greedy"] > elo["random"] and elo["heuristic"] > elo["random"]
     assert sum(elo.values()) / 3 == pytest.approx(1500)
     assert all(a["elo_sd"] > 0 for a in rating["agents"])
+
+
+def test_the_pairwise_results_of_a_game_count_equal_scores_as_half():
+    """Elo's comparisons: each pair of sides of a game, the higher score a win, equal scores half each."""
+    match = MatchResult(RulesConfig(num_players=3), ["a", "b", "c"], seed=0)
+    match.games.append(_game((2, 0, 1), (200.0, 40.0, 40.0), (0,)))
+    assert sorted(_pairwise_results((5, 6, 7), match)) == [(5, 6, 0.5), (7, 5, 1.0), (7, 6, 1.0)]
+
+
+def test_elo_and_its_sd_for_an_even_pair_match_the_closed_form():
+    """k wins and k losses between two agents: both at the mean, each sd sqrt(1 / (2 (prior + k)))
+    in logistic units, times ELO_SCALE (the prior's precision (ELO_SCALE / prior sd)^2)."""
+    k = 50
+    elo, sd = _bradley_terry(2, [(0, 1, 1.0)] * k + [(0, 1, 0.0)] * k, prior_sd_elo=400.0)
+    prior = (ELO_SCALE / 400.0) ** 2
+    assert elo == pytest.approx([ELO_MEAN, ELO_MEAN])
+    assert sd == pytest.approx([ELO_SCALE / math.sqrt(2 * (prior + k))] * 2)
 
 
 def test_a_pool_with_a_spec_twice_is_refused_before_any_game(monkeypatch):

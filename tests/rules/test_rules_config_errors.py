@@ -292,6 +292,14 @@ def test_encode_takes_numpy_integers_and_returns_an_int():
     assert encode(np.int64(3), np.int8(1)) == 13 and type(encode(np.int64(3), np.int8(1))) is int
 
 
+def test_action_names_read_back_and_a_placement_without_a_slot_is_at_w():
+    """Every id's name parses to that id; a bare tile names its placement at W, the lead's slot (R6, R8)."""
+    from allfives_env.rules.actions import NUM_ACTIONS, action_name, encode, parse_action
+
+    assert [parse_action(action_name(a)) for a in range(NUM_ACTIONS)] == list(range(NUM_ACTIONS))
+    assert parse_action("3|5") == parse_action(" 3|5@w ") == encode(tiles("3|5")[0], 0)
+
+
 @pytest.mark.parametrize("text", [5, None, b"draw"])
 def test_parse_action_refuses_what_is_not_text(text):
     from allfives_env.rules.actions import parse_action

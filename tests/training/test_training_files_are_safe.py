@@ -14,7 +14,7 @@ import pytest
 import torch
 
 from allfives_env.agents import make_agent
-from allfives_env.agents.ppo.policy_file import CheckpointError, read_checkpoint
+from allfives_env.agents.ppo.policy_file import DIGEST_KEY, CheckpointError, read_checkpoint, with_digest
 from allfives_env.rules.record import read_records
 from training.cli import main as train_main
 from training.config import ConfigError, load_config
@@ -94,6 +94,19 @@ def test_random_bytes_in_a_policy_file_are_found(tmp_path, offset):
     path.write_bytes(bytes(data))
     with pytest.raises(CheckpointError, match="damaged"):
         make_agent(f"ppo:{path}")
+
+
+def test_a_weight_changed_under_a_kept_digest_is_found(tmp_path):
+    """The digest covers the weights' bytes: a file signed here loads, and the same file with one weight
+    moved and its digest kept is refused."""
+    ckpt = with_digest(torch.load("checkpoints/ppo_2p.pt", weights_only=True))
+    path = tmp_path / "signed.pt"
+    torch.save(ckpt, path)
+    assert read_checkpoint(str(path))[DIGEST_KEY] == ckpt[DIGEST_KEY]
+    ckpt["policy"]["state_dict"]["trunk.0.weight"][0, 0] += 0.5
+    torch.save(ckpt, path)
+    with pytest.raises(CheckpointError, match="damaged"):
+        read_checkpoint(str(path))
 
 
 def test_an_unsigned_old_file_with_nan_weights_is_refused(tmp_path):

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from allfives_env.env.encoders import default_layout
-from allfives_env.rules.actions import DRAW
+from allfives_env.rules.actions import DRAW, PASS
 from allfives_env.vector import VectorAllFives, make_rng_state, random_legal_actions
 from allfives_env.vector.batched import MAX_NUM_ENVS
 
@@ -132,6 +132,29 @@ def test_outputs_are_buffers_copy_keeps_them():
     out2 = venv.step(random_legal_actions(out.mask, make_rng_state(0, 8)))
     assert out2.obs is out.obs  # the same buffers, overwritten
     assert not np.array_equal(kept.obs, out2.obs)
+
+
+def test_a_draw_or_pass_outside_the_mask_is_refused_and_changes_nothing():
+    """R12: no draw or pass while a tile fits; R13: a draw only while the boneyard has tiles, a pass only
+    when it is empty. Each case is met in random games and each refusal leaves the games as they were."""
+    venv = VectorAllFives(8, num_players=2)
+    out = venv.reset(seed=0)
+    rng = make_rng_state(1, 8)
+    met = set()
+    for _ in range(300):
+        for b in range(8):
+            legal = set(venv.legal_actions(b))
+            for refused in {DRAW, PASS} - legal:
+                actions = np.full(8, -1, np.int64)
+                actions[b] = refused
+                st, obs = venv._st.copy(), out.obs.copy()
+                with pytest.raises(ValueError, match=rf"game {b}: action {refused} .*not legal"):
+                    venv.step(actions)
+                np.testing.assert_array_equal(venv._st, st)
+                np.testing.assert_array_equal(venv.current().obs, obs)
+                met.add((refused, DRAW in legal, PASS in legal))
+        out = venv.step(random_legal_actions(out.mask, rng))
+    assert {(PASS, True, False), (DRAW, False, True), (DRAW, False, False), (PASS, False, False)} <= met
 
 
 def test_bad_actions_name_the_game_and_change_nothing():

@@ -109,6 +109,7 @@ def test_equal_ids_give_equal_first_positions_and_other_ids_other_ones():
     (np.arange(4.0), "deal_ids has dtype float64; expected an integer array"),
     (np.ones(4, bool), "deal_ids has dtype bool; expected an integer array"),
     ([0, 1, -2, 3], "deal_ids holds -2; allowed: non-negative integers"),
+    ([0, 1, -1, 3], "deal_ids holds -1; allowed: non-negative integers"),
 ])
 def test_bad_deal_ids_raise_and_change_nothing(deal_ids, message):
     venv = VectorAllFives(4, num_players=2)
