@@ -187,3 +187,41 @@ def test_each_set_extends_the_sets_it_warm_starts_from():
     assert extends("lookahead", "reply_control") and extends("reply_control", "none")
     assert extends("lookahead_infer", "lookahead") and extends("lookahead", "lookahead_infer")
     assert not extends("reply_control", "lookahead")
+
+
+def test_ppo_sample_true_samples_the_softmax_over_legal_actions():
+    """sample=true draws from softmax(logits) over the legal actions (the policy itself); the default takes
+    the argmax."""
+    from allfives_env.agents.registry import make_agent
+    from allfives_env.rules import RulesConfig
+    from allfives_env.rules.game import Game
+    from allfives_env.rules.view import player_view
+
+    config = RulesConfig(num_players=2)
+    game = Game(config)
+    game.start_game(np.random.default_rng(5))
+    rng = np.random.default_rng(1)
+    while len(game.legal_actions()) < 3:
+        game.step(int(rng.choice(game.legal_actions())))
+    seat = game.to_move
+    view = player_view(game, seat)
+    legal = list(view.legal_actions)
+    agent = make_agent("ppo:checkpoints/ppo_2p.pt,sample=true")
+    agent.reset(seat, config, np.random.default_rng(0))
+
+    class Recorder:
+        def choice(self, k, p):
+            self.p = np.asarray(p)
+            return 0
+
+    rec = Recorder()
+    agent.rng = rec
+    agent.act(view, legal)
+    logits = agent.logits(agent.input_vector(view, legal), np.asarray(legal))[legal].astype(np.float64)
+    expected = np.exp(logits - logits.max())
+    expected /= expected.sum()
+    assert rec.p == pytest.approx(expected, rel=1e-5, abs=1e-9)
+    assert 0.01 < expected.max() < 0.999  # a real choice: a wrong temperature would show
+    greedy = make_agent("ppo:checkpoints/ppo_2p.pt")
+    greedy.reset(seat, config, np.random.default_rng(0))
+    assert greedy.act(view, legal) == legal[int(np.argmax(logits))]

@@ -308,3 +308,31 @@ def test_infer_greedy_worlds_keep_the_exclusions():
     assert make_agent("search:infer=greedy").engine == "compiled"
     with pytest.raises(ValueError, match="infer='maybe' is not allowed"):
         make_agent("search:infer=maybe")
+
+
+def test_the_compiled_search_adds_the_heuristic_prior_capped_as_the_python_search_does():
+    """action_values = rollout mean + prior_weight * min(heuristic value, 1e3), as SearchAgent's Python engine:
+    with the same seed the worlds are the same, so the prior is the whole difference between prior_weight 1
+    and 0, here in a position where leading [4|6] wins the game (its heuristic value is 1e6 + points)."""
+    from allfives_env.agents.heuristic import HeuristicAgent, score_placements
+    from allfives_env.agents.search import SearchAgent
+    from allfives_env.rules import Game, RulesConfig
+    from allfives_env.rules.tiles import tile_index as T
+    from allfives_env.rules.view import player_view
+
+    hands = [[T(3, 6), T(4, 6), T(0, 0), T(0, 1), T(0, 2), T(1, 1), T(1, 2), T(2, 2), T(0, 4)],
+             [T(6, 6), T(1, 3), T(1, 4), T(1, 5), T(2, 3), T(2, 4), T(2, 5), T(2, 6), T(0, 3)]]
+    rest = sorted(set(range(28)) - set(hands[0]) - set(hands[1]))
+    config = RulesConfig(num_players=2)
+    game = Game(config)
+    game.start_game(np.random.default_rng(0), hands=hands, boneyard=rest, leader=0, scores=[240, 0])
+    view = player_view(game, 0)
+    legal = list(view.legal_actions)
+    values = {}
+    for weight in (0.0, 1.0):
+        agent = SearchAgent(samples=4, engine="compiled", prior_weight=weight)
+        agent.reset(0, config, np.random.default_rng(7))
+        values[weight] = np.array(agent.action_values(view, legal))
+    prior = score_placements(view, legal, HeuristicAgent())
+    assert max(prior.values()) > 1e3
+    assert values[1.0] - values[0.0] == pytest.approx([min(prior[a], 1e3) for a in legal], abs=1e-6)

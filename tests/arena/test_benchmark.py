@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -368,3 +369,54 @@ def test_the_ladder_names_its_rung_alike_everywhere_and_refuses_a_working_direct
     assert ladder(2)[-1] == "ppo:checkpoints/benchmark_v1/ppo_2p.pt,infer=off"
     with pytest.raises(ValueError, match="not the pinned .* in the working directory is read before"):
         benchmark.run_benchmark("greedy", 2, quick=True)
+
+
+def _fake_match(games):
+    return SimpleNamespace(games=[SimpleNamespace(side_agent=sa, winners=w, scores=sc, deal=d)
+                                  for sa, w, sc, d in games])
+
+
+def test_per_game_results_share_a_drawn_game_and_take_the_mean_of_the_other_sides():
+    """Protocol: a game drawn between k winners counts 1/k (R25); the margin is the candidate side's score
+    minus the mean of the other sides' (3 players: two other sides)."""
+    from allfives_env.arena.benchmark import per_game_results
+
+    match = _fake_match([((0, 1, 2), [0, 2], [100, 40, 100], 0),   # drawn: candidate (side 0) shares with side 2
+                         ((1, 2, 0), [1], [30, 110, 60], 0),       # candidate on side 2, lost
+                         ((2, 0, 1), [1], [20, 105, 50], 1)])      # candidate on side 1, won alone
+    res = per_game_results(match)
+    assert res["win_share"].tolist() == [0.5, 0.0, 1.0]
+    assert res["margin"].tolist() == pytest.approx([100 - 70, 60 - 70, 105 - 35])
+    assert res["deal"].tolist() == [0, 0, 1]
+
+
+def test_the_control_variates_reference_plays_the_candidates_deals(monkeypatch):
+    """The reference's luck must be measured on the same deals as the candidate: every arena match of a
+    benchmark run uses the deal set's seed and game count."""
+    from allfives_env.arena import benchmark
+
+    calls = []
+    real = benchmark.run_match
+
+    def spy(config, specs, games, seed=None, **kw):
+        calls.append((tuple(specs), games, seed))
+        return real(config, specs, games, seed=seed, **kw)
+
+    monkeypatch.setattr(benchmark, "run_match", spy)
+    monkeypatch.setattr(benchmark, "REFERENCE_DEALS", 400)  # a small reference sample: the seeds are the point
+    card = benchmark.run_benchmark("heuristic", 2, quick=True, opponents=["random"])
+    assert [c[0][0] for c in calls] == ["heuristic", "greedy"]  # the candidate, then the reference
+    assert all(games == card["games"] and seed == card["seed"] for _, games, seed in calls)
+
+
+@pytest.mark.parametrize("players, rotations", [(2, 2), (3, 3), (4, 2)])
+def test_each_deal_is_played_once_per_rotation_of_the_sides(players, rotations):
+    """Protocol: each deal once per rotation of the sides over the seats (2, 3 or 2 games with 2, 3 or 4
+    players); more games would play deals outside the checksummed set."""
+    from allfives_env.arena.benchmark import QUICK_DEALS, deal_set
+    from allfives_env.arena.schedule import num_deals
+    from allfives_env.rules import RulesConfig
+
+    info = deal_set(players, quick=True)
+    assert info["games"] == QUICK_DEALS * rotations
+    assert num_deals(info["games"], RulesConfig(num_players=players).num_sides) == info["deals"]

@@ -115,3 +115,17 @@ def test_render_ansi_and_human(capsys):
     obs, *_ = human.last()
     human.step(int(np.flatnonzero(obs["action_mask"])[0]))
     assert "Hand 1" in capsys.readouterr().out
+
+
+def test_state_ranks_the_boneyard_from_1_down_to_its_last_tile():
+    """state(): the boneyard's next tile 1, later ones falling evenly, the last at 1/len (towards 0)."""
+    import allfives_env
+
+    env = allfives_env.env(num_players=2)
+    env.reset(seed=3)
+    game = env.unwrapped.game
+    remaining = game.boneyard[game.bone_pos:]
+    boneyard = env.state()[56:84]
+    k = len(remaining)
+    assert [boneyard[t] for t in remaining] == pytest.approx([1.0 - r / k for r in range(k)])
+    assert boneyard[remaining[-1]] == pytest.approx(1.0 / k)

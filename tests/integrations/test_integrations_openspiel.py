@@ -471,3 +471,30 @@ def test_game_parameters_of_a_config_load_in_pyspiel():
         params = aos.game_parameters(config, episode="hand")
         game = load(**params)
         assert game.get_parameters()["target"] == (config.target or 0) and params["episode"] == "hand"
+
+
+def test_a_game_cut_at_max_hands_with_win_rewards_ranks_the_whole_games_scores():
+    """reward=win, episode=game, cut at the cap: the sides are ranked by the game's scores (as the
+    docstring and the AEC env say for an unfinished game), not by the last hand's points (R25 values)."""
+    from allfives_env.integrations import openspiel as aos
+
+    checked = 0
+    for seed in range(40):
+        game = pyspiel.load_game(aos.GAME_NAME, {"players": 2, "target": 1000, "max_hands": 2, "reward": "win"})
+        state = game.new_initial_state()
+        rng = np.random.default_rng(seed)
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes, probs = zip(*state.chance_outcomes())
+                state.apply_action(int(rng.choice(outcomes, p=probs)))
+            else:
+                state.apply_action(int(rng.choice(state.legal_actions())))
+        engine = state.engine
+        assert state.hand_cap_reached()
+        total, last = list(engine.scores), [s - h for s, h in zip(engine.scores, engine.hand_start_scores)]
+        if np.sign(total[0] - total[1]) == np.sign(last[0] - last[1]):
+            continue  # both rankings agree: this game cannot tell them apart
+        expected = [float(np.sign(total[0] - total[1])), float(np.sign(total[1] - total[0]))]
+        assert state.returns() == expected and state.rewards() == expected
+        checked += 1
+    assert checked > 0

@@ -207,3 +207,28 @@ def test_the_illegal_action_reward_is_scaled_like_every_other():
     (agent, o), = obs.items()
     _, rewards, _, _, _ = env.step({agent: int(np.flatnonzero(o["action_mask"] == 0)[0])})
     assert rewards == {agent: pytest.approx(-0.2)}
+
+
+def test_a_repeated_illegal_action_reports_the_waiting_reward_once():
+    """Penalized illegal actions: what the agent gained since it last acted comes with the first answer,
+    and is not paid again with the next one (each answer: only the new penalty)."""
+    from allfives_env.integrations.rllib import AllFivesMultiAgentEnv
+
+    env = AllFivesMultiAgentEnv({"num_players": 2, "reward": "zero_sum"})
+    rng = np.random.default_rng(0)
+    for seed in range(20):
+        obs, _ = env.reset(seed=seed)
+        while True:
+            (agent, o), = obs.items()
+            waiting = env.aec._cumulative_rewards[agent]
+            if waiting != 0:
+                illegal = int(np.flatnonzero(o["action_mask"] == 0)[0])
+                _, r1, _, _, _ = env.step({agent: illegal})
+                _, r2, _, _, _ = env.step({agent: illegal})
+                assert r1 == {agent: pytest.approx(waiting - 1.0)}
+                assert r2 == {agent: pytest.approx(-1.0)}
+                return
+            obs, _, term, _, _ = env.step({agent: int(rng.choice(np.flatnonzero(o["action_mask"])))})
+            if term["__all__"]:
+                break
+    pytest.fail("no decision with a waiting reward")

@@ -331,3 +331,21 @@ def test_a_missing_optional_package_is_named_with_its_extra(module, blocked, wor
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     last = result.stderr.strip().splitlines()[-1]
     assert result.returncode == 1 and last.startswith("ImportError: ") and re.search(words, last), result.stderr
+
+
+def test_sb3_game_ends_are_terminations_not_time_limits():
+    """Episodes end with the game or hand and never by truncation: SB3 must not bootstrap from the
+    terminal observation, so an ended game's info says TimeLimit.truncated is False."""
+    from allfives_env.integrations.sb3_vec import AllFivesVecEnv
+
+    env = AllFivesVecEnv(8, num_players=2, opponents="greedy", episode="hand")
+    env.seed(3)
+    env.reset()
+    seen = 0
+    for _ in range(60):
+        masks = env.action_masks()
+        _, _, dones, infos = env.step(masks.argmax(axis=1))
+        for b in range(8):
+            assert infos[b].get("TimeLimit.truncated", False) is False
+            seen += bool(dones[b])
+    assert seen > 0

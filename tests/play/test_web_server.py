@@ -479,3 +479,32 @@ def test_an_agent_that_cannot_sit_at_its_seat_is_named_in_one_json_line():
     message = response.json()["error"]
     assert "(seat 1) failed in reset(): RuntimeError: built for seat 0" in message and "\n" not in message
     assert message.endswith("this game cannot start with it")
+
+
+def test_the_next_deal_is_a_new_version_and_a_stale_advance_is_refused():
+    client, app = _client(target=200)
+    view = client.post("/api/games", json={"mode": "watch", "agents": ["greedy", "random"], "seed": 3}).json()
+    while view["waiting_for"] != "next_hand":
+        assert view["waiting_for"] == "agent"
+        view = client.post(f"/api/games/{view['id']}/advance", json={"version": view["version"]}).json()
+    dealt = client.post(f"/api/games/{view['id']}/advance", json={"version": view["version"]})
+    assert dealt.status_code == 200 and dealt.json()["version"] == view["version"] + 1
+    assert dealt.json()["waiting_for"] == "agent"
+    again = client.post(f"/api/games/{view['id']}/advance", json={"version": view["version"]})
+    assert again.status_code == 409 and "moved on" in again.json()["error"]
+
+
+@pytest.mark.parametrize("body", [
+    {"mode": "play", "opponents": ["greedy", "planted_agent2:Agent"]},
+    {"mode": "watch", "agents": ["random", "greedy", "planted_agent2:Agent"]},
+])
+def test_every_spec_of_a_list_must_be_one_of_the_servers_agents(tmp_path, monkeypatch, body):
+    import sys
+
+    marker = tmp_path / "imported"
+    (tmp_path / "planted_agent2.py").write_text(f"open({str(marker)!r}, 'w').close()\nclass Agent:\n    pass\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    client, app = _client(players=3)
+    response = client.post("/api/games", json=body)
+    assert response.status_code == 400 and "not one of this server's agents" in response.json()["error"]
+    assert not marker.exists() and "planted_agent2" not in sys.modules and len(app.state.store) == 0

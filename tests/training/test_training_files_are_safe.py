@@ -170,3 +170,20 @@ def test_a_policy_record_made_by_hand_is_refused_in_one_line_wherever_it_is_read
         err = capsys.readouterr().err
         assert words in err and len(err.strip().splitlines()) == 1, err
     assert not (tmp_path / "out.pt").exists()
+
+
+def test_a_failed_atomic_write_keeps_the_old_file_and_leaves_no_temp_file(tmp_path):
+    from training.checkpoint import atomic_write
+
+    path = tmp_path / "latest.pt"
+    path.write_bytes(b"old")
+
+    def crash(f):
+        f.write(b"half")
+        raise OSError("disk full")
+
+    with pytest.raises(OSError, match="disk full"):
+        atomic_write(str(path), crash, suffix=".pt")
+    assert path.read_bytes() == b"old" and sorted(os.listdir(tmp_path)) == ["latest.pt"]
+    atomic_write(str(path), lambda f: f.write(b"new"), suffix=".pt")
+    assert path.read_bytes() == b"new" and sorted(os.listdir(tmp_path)) == ["latest.pt"]

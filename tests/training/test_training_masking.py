@@ -1,6 +1,9 @@
-"""Masking: illegal actions are never sampled, entropy is over legal actions, greedy is exact."""
+"""Masking and the PPO loss: illegal actions are never sampled, entropy is over legal actions, greedy is exact; the loss by hand."""
+
+from types import SimpleNamespace
 
 import numpy as np
+import pytest
 import torch
 
 from allfives_env.agents.ppo.network import PolicyNet, masked_entropy
@@ -52,3 +55,52 @@ def test_update_reapplies_the_stored_masks():
         logits, _ = net(obs)
     p = torch.softmax(logits[0, [0, 1, 2, 112]], -1)
     assert logp[0].exp().item() == np.float32(p[1].item()) or abs(logp[0].exp().item() - p[1].item()) < 1e-6
+
+
+def _loss_case(clip_vloss):
+    from allfives_env.agents.ppo.network import PolicyNet
+    from allfives_env.rules.actions import NUM_ACTIONS
+    from training.update import evaluate_actions
+
+    torch.manual_seed(0)
+    net = PolicyNet(6, [8])
+    obs = torch.randn(4, 6)
+    mask = torch.zeros(4, NUM_ACTIONS, dtype=torch.bool)
+    mask[:, [3, 7, 112]] = True
+    actions = torch.tensor([3, 7, 112, 3])
+    with torch.no_grad():
+        newlogp, ent, newv = evaluate_actions(net, obs, mask, actions)
+    # old log-probs chosen so that the ratios are 1.5, 0.6, 1.1, 0.7 (two outside [0.8, 1.2])
+    ratio = torch.tensor([1.5, 0.6, 1.1, 0.7])
+    mb = {"obs": obs, "mask": mask, "actions": actions, "logprobs": newlogp - ratio.log(),
+          "advantages": torch.tensor([2.0, -1.0, 0.5, 1.0]),
+          "values": newv + torch.tensor([0.5, -0.5, 0.0, 0.05]), "returns": newv + torch.tensor([-1.0, 1.0, 0.3, 0.2])}
+    cfg = SimpleNamespace(clip_coef=0.2, norm_adv=False, clip_vloss=clip_vloss, ent_coef=0.1, vf_coef=0.5)
+    return net, mb, cfg, ratio, ent, newv
+
+
+@pytest.mark.parametrize("clip_vloss", [True, False])
+def test_the_ppo_loss_is_the_clipped_surrogate_minus_entropy_plus_the_value_loss(clip_vloss):
+    """By hand: pg = mean(max(-A r, -A clip(r, 1-e, 1+e))); with clip_vloss the value loss is the larger of the
+    plain and the clipped squared errors (the new value kept within e of the stored one); loss =
+    pg - ent_coef * entropy + vf_coef * v_loss (the entropy is a bonus, so it lowers the loss)."""
+    from training.update import ppo_loss
+
+    net, mb, cfg, ratio, ent, newv = _loss_case(clip_vloss)
+    A = mb["advantages"]
+    pg = torch.max(-A * ratio, -A * ratio.clamp(0.8, 1.2)).mean()
+    assert pg.item() == pytest.approx(((-2.0 * 1.2) + (1.0 * 0.8) + (-0.5 * 1.1) + (-1.0 * 0.7)) / 4, abs=1e-5)
+    R, V = mb["returns"], mb["values"]
+    plain = (newv - R) ** 2
+    if clip_vloss:
+        clipped = (V + (newv - V).clamp(-0.2, 0.2) - R) ** 2
+        v_loss = 0.5 * torch.max(plain, clipped).mean()
+        assert v_loss.item() > 0.5 * plain.mean().item() + 1e-4  # the clipped error counts here
+    else:
+        v_loss = 0.5 * plain.mean()
+    loss, stats = ppo_loss(net, mb, cfg)
+    assert stats["pg_loss"] == pytest.approx(pg.item(), abs=1e-5)
+    assert stats["v_loss"] == pytest.approx(v_loss.item(), abs=1e-5)
+    assert stats["entropy"] == pytest.approx(ent.mean().item(), abs=1e-5) and stats["entropy"] > 0
+    assert loss.item() == pytest.approx((pg - 0.1 * ent.mean() + 0.5 * v_loss).item(), abs=1e-5)
+    assert stats["clipfrac"] == pytest.approx(0.75)  # 1.5, 0.6 and 0.7 lie outside [0.8, 1.2]

@@ -370,3 +370,66 @@ def test_evaluation_lines_align_whatever_the_opponent_names():
     lines = format_evaluation({"greedy": row, "search:engine=compiled": row, "ppo:checkpoints/ppo_2p.pt": row})
     assert len({line.index("0.500") for line in lines}) == 1
     assert lines[0].startswith("  greedy ") and "margin +1.0  (10 games)" in lines[0]
+
+
+def _collector(**values):
+    from training.config import make_config
+    from training.rollout import Collector
+
+    base = {"num_players": 2, "target": 60, "num_envs": 16, "num_steps": 8, "hidden_sizes": [8],
+            "opp_self": 0.0, "opp_pool": 0.0, "opp_greedy": 0.0, "opp_random": 0.0,
+            "eval_opponents": ["random"], "best_metric": "random"}
+    return Collector(make_config({**base, **values}))
+
+
+class _Counting(torch.nn.Module):
+    """A policy network that counts the rows it is asked about."""
+
+    def __init__(self, obs_dim):
+        super().__init__()
+        from allfives_env.agents.ppo.network import PolicyNet
+
+        self.net, self.rows = PolicyNet(obs_dim, [8]), 0
+
+    def forward(self, obs, mask=None):
+        self.rows += obs.shape[0]
+        return self.net(obs, mask)
+
+
+def test_pool_games_play_the_snapshot_not_the_learner():
+    """Opponent mix: in a ``pool`` game the non-learner seats are the snapshot set by set_opponent; the
+    learner's network is asked about the learner's own decisions only."""
+    col = _collector(opp_pool=1.0)
+    learner, snapshot = _Counting(col.obs_dim), _Counting(col.obs_dim)
+    col.set_opponent(snapshot)
+    col.collect(learner)
+    total = col.cfg.num_steps * col.B
+    assert snapshot.rows > 0 and learner.rows + snapshot.rows == total
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_the_learner_holds_every_side_in_the_games_against_others(players):
+    """Each game draws the learner's side: over many games every side is the learner's, and in a
+    non-self game the learner holds exactly that side's seats (both partners with 4 players)."""
+    col = _collector(num_players=players, opp_greedy=1.0, num_envs=64)
+    sides = set(col.learner_side.tolist())
+    assert sides == set(range(col.config.num_sides))
+    for b in range(col.B):
+        expect = [col.config.side_of(s) == col.learner_side[b] for s in range(players)]
+        assert col.learner[b].tolist() == expect
+
+
+def test_the_snapshot_pool_keeps_the_newest_snapshots(tmp_path):
+    """Every ``snapshot_every`` updates the live network joins the pool, which keeps the last ``pool_size``."""
+    from training.config import load_config
+    from training.trainer import Trainer
+
+    cfg = load_config("configs/smoke.yaml", ["snapshot_every=1", "pool_size=2", "eval_every=0", "torch_threads=1",
+                                             "tensorboard=false", "num_envs=16", "num_steps=8", "minibatch_size=64"])
+    tr = Trainer(cfg, str(tmp_path / "run"))
+    for _ in range(3):
+        tr.iterate()
+    assert len(tr.pool) == 2
+    live = {k: v.detach().cpu() for k, v in tr.net.state_dict().items()}
+    assert all(torch.equal(tr.pool[-1][k], live[k]) for k in live)  # the newest snapshot is the current net
+    assert not all(torch.equal(tr.pool[0][k], live[k]) for k in live)
