@@ -193,7 +193,6 @@ def test_ppo_sample_true_samples_the_softmax_over_legal_actions():
     """sample=true draws from softmax(logits) over the legal actions (the policy itself); the default takes
     the argmax."""
     from allfives_env.agents.registry import make_agent
-    from allfives_env.rules import RulesConfig
     from allfives_env.rules.game import Game
     from allfives_env.rules.view import player_view
 

@@ -314,11 +314,8 @@ def test_the_compiled_search_adds_the_heuristic_prior_capped_as_the_python_searc
     """action_values = rollout mean + prior_weight * min(heuristic value, 1e3), as SearchAgent's Python engine:
     with the same seed the worlds are the same, so the prior is the whole difference between prior_weight 1
     and 0, here in a position where leading [4|6] wins the game (its heuristic value is 1e6 + points)."""
-    from allfives_env.agents.heuristic import HeuristicAgent, score_placements
-    from allfives_env.agents.search import SearchAgent
     from allfives_env.rules import Game, RulesConfig
     from allfives_env.rules.tiles import tile_index as T
-    from allfives_env.rules.view import player_view
 
     hands = [[T(3, 6), T(4, 6), T(0, 0), T(0, 1), T(0, 2), T(1, 1), T(1, 2), T(2, 2), T(0, 4)],
              [T(6, 6), T(1, 3), T(1, 4), T(1, 5), T(2, 3), T(2, 4), T(2, 5), T(2, 6), T(0, 3)]]

@@ -379,7 +379,6 @@ def _fake_match(games):
 def test_per_game_results_share_a_drawn_game_and_take_the_mean_of_the_other_sides():
     """Protocol: a game drawn between k winners counts 1/k (R25); the margin is the candidate side's score
     minus the mean of the other sides' (3 players: two other sides)."""
-    from allfives_env.arena.benchmark import per_game_results
 
     match = _fake_match([((0, 1, 2), [0, 2], [100, 40, 100], 0),   # drawn: candidate (side 0) shares with side 2
                          ((1, 2, 0), [1], [30, 110, 60], 0),       # candidate on side 2, lost
@@ -413,9 +412,7 @@ def test_the_control_variates_reference_plays_the_candidates_deals(monkeypatch):
 def test_each_deal_is_played_once_per_rotation_of_the_sides(players, rotations):
     """Protocol: each deal once per rotation of the sides over the seats (2, 3 or 2 games with 2, 3 or 4
     players); more games would play deals outside the checksummed set."""
-    from allfives_env.arena.benchmark import QUICK_DEALS, deal_set
     from allfives_env.arena.schedule import num_deals
-    from allfives_env.rules import RulesConfig
 
     info = deal_set(players, quick=True)
     assert info["games"] == QUICK_DEALS * rotations

@@ -476,7 +476,6 @@ def test_game_parameters_of_a_config_load_in_pyspiel():
 def test_a_game_cut_at_max_hands_with_win_rewards_ranks_the_whole_games_scores():
     """reward=win, episode=game, cut at the cap: the sides are ranked by the game's scores (as the
     docstring and the AEC env say for an unfinished game), not by the last hand's points (R25 values)."""
-    from allfives_env.integrations import openspiel as aos
 
     checked = 0
     for seed in range(40):

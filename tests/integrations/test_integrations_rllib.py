@@ -212,7 +212,6 @@ def test_the_illegal_action_reward_is_scaled_like_every_other():
 def test_a_repeated_illegal_action_reports_the_waiting_reward_once():
     """Penalized illegal actions: what the agent gained since it last acted comes with the first answer,
     and is not paid again with the next one (each answer: only the new penalty)."""
-    from allfives_env.integrations.rllib import AllFivesMultiAgentEnv
 
     env = AllFivesMultiAgentEnv({"num_players": 2, "reward": "zero_sum"})
     rng = np.random.default_rng(0)

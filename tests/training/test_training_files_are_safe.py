@@ -132,7 +132,6 @@ def test_the_trainer_state_is_plain_data(run):
 def _altered_policy_file(tmp_path, change) -> str:
     """The shipped 2-player policy file with ``change(policy record)`` applied and a matching digest: as a file
     made by hand passes the integrity check."""
-    from allfives_env.agents.ppo.policy_file import with_digest
 
     ckpt = torch.load("checkpoints/ppo_2p.pt", weights_only=True)
     del ckpt["sha256"]

@@ -58,9 +58,6 @@ def test_update_reapplies_the_stored_masks():
 
 
 def _loss_case(clip_vloss):
-    from allfives_env.agents.ppo.network import PolicyNet
-    from allfives_env.rules.actions import NUM_ACTIONS
-    from training.update import evaluate_actions
 
     torch.manual_seed(0)
     net = PolicyNet(6, [8])

@@ -421,7 +421,6 @@ def test_the_learner_holds_every_side_in_the_games_against_others(players):
 
 def test_the_snapshot_pool_keeps_the_newest_snapshots(tmp_path):
     """Every ``snapshot_every`` updates the live network joins the pool, which keeps the last ``pool_size``."""
-    from training.config import load_config
     from training.trainer import Trainer
 
     cfg = load_config("configs/smoke.yaml", ["snapshot_every=1", "pool_size=2", "eval_every=0", "torch_threads=1",
