@@ -94,3 +94,37 @@ def test_exclusions_narrow_the_opponents_tiles_like_seen_tiles(features, num_pla
             checked += 1
         out = venv.step(np.array([np.flatnonzero(m)[0] for m in out.mask]))
     assert checked > 20 and changed > checked // 2
+
+
+def test_exclusions_leaving_exactly_the_hand_size_are_believed():
+    """Exclusions that leave the next seat exactly as many possible tiles as it holds name its hand:
+    the features equal those of an observer that had seen every excluded tile."""
+
+    from allfives_env.rules.scoring import SIZE_SCALE
+
+    venv = VectorAllFives(num_envs=16, num_players=4)
+    out = venv.reset(seed=5)
+    pin = PolicyInput("lookahead_infer", 4, venv.config.divisor)
+    layout = venv.layout
+    hand_off, played_off, sizes_off = layout.offset("hand"), layout.offset("played_by"), layout.offset("hand_sizes")
+    D = layout.size
+    compared = pin.extra - DRAW  # the last block models the partner
+    rng = np.random.default_rng(1)
+    changed = 0
+    for b in range(16):
+        obs, mask = out.obs[b:b + 1].copy(), out.mask[b:b + 1].copy()
+        seen = obs[0, hand_off:hand_off + 28] > 0.5
+        for rel in range(4):
+            seen |= obs[0, played_off + 28 * rel:played_off + 28 * rel + 28] > 0.5
+        unseen = np.flatnonzero(~seen)
+        h1 = int(round(obs[0, sizes_off + 1] * SIZE_SCALE))
+        keep = rng.choice(unseen, size=h1, replace=False)
+        hidden = [int(t) for t in unseen if t not in keep]
+        excl = np.zeros((1, 4), np.int64)
+        excl[0, 1] = sum(1 << t for t in hidden)
+        marked = obs.copy()
+        marked[0, played_off + np.array(hidden)] = 1.0
+        got = pin(obs, mask, exclusions=excl)[0, D:D + compared]
+        assert np.array_equal(got, pin(marked, mask)[0, D:D + compared])
+        changed += not np.array_equal(got, pin(obs, mask)[0, D:D + compared])
+    assert changed > 8

@@ -349,3 +349,42 @@ def test_sb3_game_ends_are_terminations_not_time_limits():
             assert infos[b].get("TimeLimit.truncated", False) is False
             seen += bool(dones[b])
     assert seen > 0
+
+
+def test_reward_scale_multiplies_every_learner_reward():
+    """``reward_scale`` multiplies every reward the learner gets."""
+
+
+    def rewards(scale):
+        env = AllFivesVectorEnv(6, num_players=2, opponents="greedy", reward="zero_sum", reward_scale=scale)
+        _, infos = env.reset(seed=3)
+        seen = []
+        for _ in range(30):
+            _, r, _, _, infos = env.step(np.argmax(infos["action_mask"], axis=1).astype(np.int64))
+            seen.append(r.copy())
+        return np.array(seen)
+
+    plain = rewards(1.0)
+    assert np.abs(plain).sum() > 0
+    np.testing.assert_allclose(rewards(0.25), 0.25 * plain)
+
+
+def test_a_penalized_action_keeps_the_reward_that_was_waiting():
+    """What the opponents scored before the learner's first decision reaches it even when that decision is
+    illegal: illegal then legal adds up to the legal step minus the penalty."""
+
+
+    def env():
+        e = AllFivesVectorEnv(32, num_players=2, learner=1, opponents="greedy", reward="zero_sum")
+        return e, e.reset(seed=4)[1]
+
+    plain, infos = env()
+    _, legal_rewards, _, _, _ = plain.step(np.argmax(infos["action_mask"], axis=1).astype(np.int64))
+    penalized, infos = env()
+    illegal = np.argmin(infos["action_mask"], axis=1).astype(np.int64)
+    _, first, _, _, infos2 = penalized.step(illegal)
+    assert infos2["illegal_action"].all()
+    waiting = first + 1.0
+    assert np.any(waiting != 0)  # some opponent scored with its lead
+    _, second, _, _, _ = penalized.step(np.argmax(infos["action_mask"], axis=1).astype(np.int64))
+    np.testing.assert_allclose(first + second, legal_rewards - 1.0)

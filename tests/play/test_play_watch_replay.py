@@ -167,3 +167,23 @@ def test_record_keeps_the_frames_up_to_an_agents_failure(tmp_path):
     assert "(the game up to an agent's failure) written to" in proc.stdout
     with Image.open(out) as gif:
         assert gif.n_frames >= 9  # the first screen and the eight placements before the failure, at least
+
+
+def test_replay_refuses_a_hand_past_the_last_and_a_game_past_the_file(tmp_path):
+    """Replay's ``h K`` past the last hand and ``--game`` past the file's games are refused in one line."""
+
+    from allfives_env.play.replay import _replay_command, load_record
+    from allfives_env.rules import GameRecorder, RulesConfig, write_records
+    from allfives_env.rules.game import Game
+
+    assert _replay_command("h 3", 0, 20, [0, 10]).startswith("Give a hand number from 1 to 2")
+    assert _replay_command("h 2", 0, 20, [0, 10]) == 10
+    game = Game(RulesConfig(num_players=2))
+    game.start_game(np.random.default_rng(0))
+    recorder = GameRecorder(game)
+    recorder.hand_dealt()
+    path = tmp_path / "one.jsonl"
+    write_records(path, [recorder.record([0])])
+    assert load_record(path, 0)["deal_seed"] == [0]
+    with pytest.raises(ValueError, match="--game 2 is out of range"):
+        load_record(path, 1)

@@ -159,3 +159,44 @@ def test_replay_refuses_a_record_that_does_not_check(change, words):
     with pytest.raises(ValueError) as info:
         replay(_broken(change))
     assert words in str(info.value)
+
+
+def _first_legal_game(num_players, seed, stop_between_hands=False):
+
+
+    rng = np.random.default_rng(seed)
+    game = Game(RulesConfig(num_players=num_players))
+    game.start_game(rng)
+    recorder = GameRecorder(game)
+    recorder.hand_dealt()
+    ends = []
+    while not game.game_over:
+        if game.hand_over:
+            if stop_between_hands:
+                break
+            game.start_next_hand(rng)
+            recorder.hand_dealt()
+            continue
+        action = game.legal_actions()[-1]
+        game.step(action)
+        recorder.stepped(action)
+        if game.hand_over:
+            ends.append(list(game.scores))
+    return game, recorder.record([seed]), ends
+
+
+def test_every_finished_hand_records_its_scores_after():
+    """Every finished hand of a record carries the scores after it, not only the last hand."""
+    for seed in range(4):
+        _, record, ends = _first_legal_game(2, seed)
+        assert len(record["hands"]) >= 2
+        assert [hand["scores_after"] for hand in record["hands"]] == ends
+
+
+def test_a_game_stopped_between_hands_is_marked_unfinished_and_replays():
+    """A game stopped between hands is marked unfinished, with no winners, and replays to its scores."""
+
+    game, record, _ = _first_legal_game(2, 0, stop_between_hands=True)
+    assert game.hand_over and not game.game_over
+    assert record["unfinished"] is True and record["winners"] == []
+    assert replay(record).scores == game.scores

@@ -272,3 +272,17 @@ def _spin(seconds):
     end = time.monotonic() + seconds
     while time.monotonic() < end:
         pass
+
+
+@pytest.mark.parametrize("overrides, words", [
+    (["gamma=1.5"], ["gamma", "between 0 and 1"]),
+    (["learning_rate=0"], ["learning_rate", "a positive number up to 1"]),
+    (["opp_greedy=-0.5"], ["opponent shares", ">= 0"]),
+])
+def test_more_bad_values_name_the_key(overrides, words):
+    """gamma above 1, a learning rate of 0 and a negative opponent share are refused, naming the key."""
+
+    with pytest.raises(ConfigError) as err:
+        load_config(None, overrides)
+    for word in words:
+        assert word in str(err.value)

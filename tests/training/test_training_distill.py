@@ -293,3 +293,17 @@ def test_labels_played_by_two_processes_are_the_labels_of_one():
                 for workers in (1, 2))
     assert all(np.array_equal(one[k], two[k], equal_nan=True) for k in one)
     assert set(one["deal_seed"].tolist()) == {40, 41, 42}
+
+
+def test_soft_targets_are_the_softmax_of_values_over_the_temperature():
+    """Labels are softmax(values / temperature) over the legal actions; temperature 0 is the argmax."""
+    import math
+
+    from training.distill import soft_targets
+
+    values = torch.tensor([[0.0, 2.0, -1e9]])
+    masks = torch.tensor([[True, True, False]])
+    got = soft_targets(values, masks, 2.0)
+    e = math.e
+    assert got[0].tolist() == pytest.approx([1 / (1 + e), e / (1 + e), 0.0])
+    assert soft_targets(values, masks, 0.0)[0].tolist() == [0.0, 1.0, 0.0]

@@ -432,3 +432,27 @@ def test_the_snapshot_pool_keeps_the_newest_snapshots(tmp_path):
     live = {k: v.detach().cpu() for k, v in tr.net.state_dict().items()}
     assert all(torch.equal(tr.pool[-1][k], live[k]) for k in live)  # the newest snapshot is the current net
     assert not all(torch.equal(tr.pool[0][k], live[k]) for k in live)
+
+
+def test_export_keeps_the_policys_rules_and_features(tmp_path):
+    """An export keeps the policy's own rules and features, not the player count's defaults, and its weights."""
+    from pathlib import Path
+
+    import training
+    from allfives_env.agents.ppo.agent import build_policy, policy_features, read_checkpoint
+    from training.checkpoint import export_policy
+    from training.export import export
+
+    shipped = str(Path(training.__file__).resolve().parents[1] / "checkpoints/ppo_2p.pt")
+    policy = read_checkpoint(shipped)["policy"]
+    source = str(tmp_path / "source.pt")
+    rules = RulesConfig(num_players=2, divisor=3, target=150, hand_scoring="penalty")
+    export_policy(source, build_policy(policy, shipped), rules, features=policy_features(policy, shipped))
+    target = str(tmp_path / "out.pt")
+    extra = export(source, target)
+    assert extra["exported_from"] == source
+    written = read_checkpoint(target)["policy"]
+    assert RulesConfig.from_options(**written["rules"]) == rules
+    assert policy_features(written, target) == policy_features(policy, shipped)
+    for k, v in written["state_dict"].items():
+        assert torch.equal(v, policy["state_dict"][k].float())

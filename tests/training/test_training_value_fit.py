@@ -129,3 +129,27 @@ def test_the_shipped_4_player_value_file_is_the_4_player_policy_before_with_its_
     moves = [np.where(legal, p.batch_logits(x, data["masks"]), -np.inf).argmax(1) for p in (original, refit)]
     assert np.mean(moves[0] == moves[1]) > 0.9  # the replies the look-ahead plays are the policy's
     assert not np.allclose(original.values(x), refit.values(x), atol=0.05)  # but the value is new
+
+
+def test_each_seat_returns_end_with_its_own_sides_outcome(monkeypatch):
+    """The last return of each seat takes its side's outcome: the winning side's is +1 (and it has the best
+    margin), the others' -1."""
+    from pathlib import Path
+
+    import training.value_fit as value_fit
+
+    calls = []
+    real = value_fit.discounted_returns
+
+    def spy(margins, end_margin, outcome, *args, **kwargs):
+        calls.append((end_margin, outcome))
+        return real(margins, end_margin, outcome, *args, **kwargs)
+
+    monkeypatch.setattr(value_fit, "discounted_returns", spy)
+    policy = str(Path(value_fit.__file__).resolve().parents[1] / "checkpoints/ppo_3p.pt")
+    value_fit.record_game(PPOAgent(policy), RulesConfig(num_players=3), 5)
+    assert len(calls) == 3
+    outcomes = sorted(o for _, o in calls)
+    assert outcomes == [-1.0, -1.0, 1.0]
+    winner = max(calls, key=lambda c: c[1])
+    assert winner[0] == max(m for m, _ in calls)
