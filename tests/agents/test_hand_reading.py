@@ -262,8 +262,6 @@ def test_champion_reads_hands_into_both_of_its_estimates(players, read):
 def test_resampling_draws_its_offset_from_the_generator():
     """Systematic resampling draws its offset from the stream: one draw from weights 1 and 9 takes the first
     world about a tenth of the time, not always."""
-
-
     weights = np.array([1.0, 9.0])
     first = 0
     for seed in range(200):

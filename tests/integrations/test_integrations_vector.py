@@ -169,6 +169,7 @@ def test_illegal_actions_are_penalized_or_refused():
 def test_a_refused_action_loses_no_reward_that_was_waiting():
     """What the opponents scored before the learner's refused step still reaches its next step:
     the same rewards as a run that never made the illegal call."""
+
     def rewards_over(steps, refuse_at):
         env = AllFivesVectorEnv(6, num_players=2, opponents="greedy", illegal_action="raise", reward="zero_sum")
         _, infos = env.reset(seed=5)
@@ -354,7 +355,6 @@ def test_sb3_game_ends_are_terminations_not_time_limits():
 def test_reward_scale_multiplies_every_learner_reward():
     """``reward_scale`` multiplies every reward the learner gets."""
 
-
     def rewards(scale):
         env = AllFivesVectorEnv(6, num_players=2, opponents="greedy", reward="zero_sum", reward_scale=scale)
         _, infos = env.reset(seed=3)
@@ -372,7 +372,6 @@ def test_reward_scale_multiplies_every_learner_reward():
 def test_a_penalized_action_keeps_the_reward_that_was_waiting():
     """What the opponents scored before the learner's first decision reaches it even when that decision is
     illegal: illegal then legal adds up to the legal step minus the penalty."""
-
 
     def env():
         e = AllFivesVectorEnv(32, num_players=2, learner=1, opponents="greedy", reward="zero_sum")

@@ -21,8 +21,10 @@ OLD_RECORD = (
 )
 
 
-def _recorded_game(config, seed, stop_after=None):
-    """A game of first-legal moves on seeded deals and its record; ``stop_after`` steps leaves it unfinished."""
+def _recorded_game(config, seed, stop_after=None, stop_between_hands=False, hand_ends=None):
+    """A game of first-legal moves on seeded deals and its record; ``stop_after`` steps, or
+    ``stop_between_hands`` at the first hand's end, leaves it unfinished. ``hand_ends`` (a list) gets
+    the scores after each finished hand."""
     rng = np.random.default_rng(seed)
     game = Game(config)
     game.start_game(rng)
@@ -31,6 +33,8 @@ def _recorded_game(config, seed, stop_after=None):
     steps = 0
     while not game.game_over and steps != stop_after:
         if game.hand_over:
+            if stop_between_hands:
+                break
             game.start_next_hand(rng)
             recorder.hand_dealt()
             continue
@@ -38,6 +42,8 @@ def _recorded_game(config, seed, stop_after=None):
         game.step(action)
         recorder.stepped(action)
         steps += 1
+        if game.hand_over and hand_ends is not None:
+            hand_ends.append(list(game.scores))
     return game, recorder.record([seed], seats=["a"] * config.num_players)
 
 
@@ -161,42 +167,18 @@ def test_replay_refuses_a_record_that_does_not_check(change, words):
     assert words in str(info.value)
 
 
-def _first_legal_game(num_players, seed, stop_between_hands=False):
-
-
-    rng = np.random.default_rng(seed)
-    game = Game(RulesConfig(num_players=num_players))
-    game.start_game(rng)
-    recorder = GameRecorder(game)
-    recorder.hand_dealt()
-    ends = []
-    while not game.game_over:
-        if game.hand_over:
-            if stop_between_hands:
-                break
-            game.start_next_hand(rng)
-            recorder.hand_dealt()
-            continue
-        action = game.legal_actions()[-1]
-        game.step(action)
-        recorder.stepped(action)
-        if game.hand_over:
-            ends.append(list(game.scores))
-    return game, recorder.record([seed]), ends
-
-
 def test_every_finished_hand_records_its_scores_after():
     """Every finished hand of a record carries the scores after it, not only the last hand."""
     for seed in range(4):
-        _, record, ends = _first_legal_game(2, seed)
+        ends = []
+        _, record = _recorded_game(RulesConfig(num_players=2), seed, hand_ends=ends)
         assert len(record["hands"]) >= 2
         assert [hand["scores_after"] for hand in record["hands"]] == ends
 
 
 def test_a_game_stopped_between_hands_is_marked_unfinished_and_replays():
     """A game stopped between hands is marked unfinished, with no winners, and replays to its scores."""
-
-    game, record, _ = _first_legal_game(2, 0, stop_between_hands=True)
+    game, record = _recorded_game(RulesConfig(num_players=2), 0, stop_between_hands=True)
     assert game.hand_over and not game.game_over
     assert record["unfinished"] is True and record["winners"] == []
     assert replay(record).scores == game.scores
