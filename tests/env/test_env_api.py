@@ -119,7 +119,6 @@ def test_render_ansi_and_human(capsys):
 
 def test_state_ranks_the_boneyard_from_1_down_to_its_last_tile():
     """state(): the boneyard's next tile 1, later ones falling evenly, the last at 1/len (towards 0)."""
-
     env = allfives_env.env(num_players=2)
     env.reset(seed=3)
     game = env.unwrapped.game

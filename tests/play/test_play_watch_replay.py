@@ -171,7 +171,6 @@ def test_record_keeps_the_frames_up_to_an_agents_failure(tmp_path):
 
 def test_replay_refuses_a_hand_past_the_last_and_a_game_past_the_file(tmp_path):
     """Replay's ``h K`` past the last hand and ``--game`` past the file's games are refused in one line."""
-
     from allfives_env.play.replay import _replay_command, load_record
     from allfives_env.rules import GameRecorder, RulesConfig, write_records
     from allfives_env.rules.game import Game

@@ -499,7 +499,6 @@ def test_the_next_deal_is_a_new_version_and_a_stale_advance_is_refused():
     {"mode": "watch", "agents": ["random", "greedy", "planted_agent2:Agent"]},
 ])
 def test_every_spec_of_a_list_must_be_one_of_the_servers_agents(tmp_path, monkeypatch, body):
-
     marker = tmp_path / "imported"
     (tmp_path / "planted_agent2.py").write_text(f"open({str(marker)!r}, 'w').close()\nclass Agent:\n    pass\n")
     monkeypatch.syspath_prepend(str(tmp_path))

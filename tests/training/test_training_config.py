@@ -281,7 +281,6 @@ def _spin(seconds):
 ])
 def test_more_bad_values_name_the_key(overrides, words):
     """gamma above 1, a learning rate of 0 and a negative opponent share are refused, naming the key."""
-
     with pytest.raises(ConfigError) as err:
         load_config(None, overrides)
     for word in words:

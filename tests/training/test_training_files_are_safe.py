@@ -172,6 +172,8 @@ def test_a_policy_record_made_by_hand_is_refused_in_one_line_wherever_it_is_read
 
 
 def test_a_failed_atomic_write_keeps_the_old_file_and_leaves_no_temp_file(tmp_path):
+    """A checkpoint write that fails halfway keeps the old file and leaves no temp file; a good one
+    replaces it."""
     from training.checkpoint import atomic_write
 
     path = tmp_path / "latest.pt"

@@ -58,7 +58,6 @@ def test_update_reapplies_the_stored_masks():
 
 
 def _loss_case(clip_vloss):
-
     torch.manual_seed(0)
     net = PolicyNet(6, [8])
     obs = torch.randn(4, 6)
