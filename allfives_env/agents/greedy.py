@@ -16,8 +16,16 @@ tests tie the twin to the reference.
 import numpy as np
 from numba import njit
 
-from ..compiled.rules import bit_index, count_after, forced_action, placement_id, points_for_count
-from ..compiled.state import LEAD_TILE, MUST_PLAY, OPEN, OPTS, SUIT_TILES, TO_MOVE
+from ..compiled.rules import (
+    bit_index,
+    count_after,
+    forced_action,
+    placeable_tiles,
+    placement_id,
+    points_for_count,
+    slot_tiles,
+)
+from ..compiled.state import OPTS
 from ..rules.actions import DRAW, slot_of, tile_of  # Python-level: the kernels below use compiled.rules' twins
 from ..rules.scoring import MAX_POINTS
 from ..rules.scoring import points_for_count as scored_points
@@ -87,23 +95,11 @@ def greedy_move(st, b, hands, divisor):
     forced = forced_action(st, b, hands)
     if forced >= 0:
         return forced
-    hand = hands[b, st[b, TO_MOVE]]
     best, best_key = -1, -1
-    if st[b, LEAD_TILE] < 0:
-        for t in range(28):
-            if (hand >> t) & 1:
-                key = placement_key(st, b, t, 0, divisor)
-                if key > best_key:
-                    best, best_key = placement_id(t, 0), key
-        return best
-    if st[b, MUST_PLAY] >= 0:
-        hand = 1 << st[b, MUST_PLAY]
+    tiles = placeable_tiles(st, b, hands)
     for slot in range(4):
-        v = st[b, OPEN + slot]
-        if v < 0:
-            continue
-        fits = hand & SUIT_TILES[v]
-        while fits:  # each fitting tile: isolate the lowest set bit
+        fits = tiles & slot_tiles(st, b, slot)
+        while fits:  # each tile placeable at this slot: isolate the lowest set bit
             low = fits & -fits
             fits ^= low
             t = bit_index(low)

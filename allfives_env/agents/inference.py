@@ -23,20 +23,8 @@ and ask the greedy agent) and with each other.
 import numpy as np
 from numba import njit
 
-from ..compiled.rules import clear_layout, layout_count, place, popcount, side_of, slot_of, tile_of
-from ..compiled.state import (
-    COUNT,
-    DRAW,
-    LEAD_TILE,
-    MUST_PLAY,
-    NUM_FIELDS,
-    OPEN,
-    OPTS,
-    PASS,
-    PLAYED_MASK,
-    TILE_SUITS,
-    TO_MOVE,
-)
+from ..compiled.rules import clear_layout, layout_count, place, popcount, side_of, slot_of, slot_tiles, tile_of
+from ..compiled.state import COUNT, DRAW, MUST_PLAY, NUM_FIELDS, OPTS, PASS, PLAYED_MASK, TO_MOVE
 from .greedy import placement_key
 
 
@@ -46,17 +34,11 @@ def ranked_above(st, b, tile, slot, placed, divisor):
     placement ``(tile, slot)`` on the layout of row ``b``, had they been in the mover's hand."""
     chosen = placement_key(st, b, tile, slot, divisor)
     out = 0
-    lead = st[b, LEAD_TILE] < 0
     for t in range(28):
         if (placed >> t) & 1 or t == tile:
             continue
-        if lead:
-            if placement_key(st, b, t, 0, divisor) > chosen:
-                out |= 1 << t
-            continue
-        for s in range(4):
-            v = st[b, OPEN + s]
-            if v >= 0 and ((TILE_SUITS[t] >> v) & 1) and placement_key(st, b, t, s, divisor) > chosen:
+        for s in range(4):  # where t would go (R6 at a lead)
+            if (slot_tiles(st, b, s) >> t) & 1 and placement_key(st, b, t, s, divisor) > chosen:
                 out |= 1 << t
                 break
     return out

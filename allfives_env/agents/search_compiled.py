@@ -48,6 +48,7 @@ from ..compiled.rules import (
     tile_of,
 )
 from ..compiled.state import (
+    ALL_TILES,
     ARM,
     BONE_POS,
     BRANCHES_OPEN,
@@ -86,7 +87,6 @@ from .heuristic import HeuristicAgent
 from .inference import view_exclusions
 
 PIPS = np.array([int(LOW[t] + HIGH[t]) for t in range(28)], np.int64)
-ALL_TILES = (1 << 28) - 1
 #: Scratch rows a search needs: the sampled world and the game an action is tried in.
 WORLD, TRIAL = 0, 1
 #: How the rollouts play every seat: greedy (the default) or the heuristic agent.

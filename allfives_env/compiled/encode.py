@@ -3,7 +3,17 @@
 from numba import njit
 
 from ..rules.scoring import MAX_COUNT, MAX_POINTS
-from .rules import bit_index, count_after, fitting_tiles, placement_id, points_for_count, popcount, side_of
+from .rules import (
+    bit_index,
+    count_after,
+    forced_action,
+    placeable_tiles,
+    placement_id,
+    points_for_count,
+    popcount,
+    side_of,
+    slot_tiles,
+)
 from .state import (
     BONE_POS,
     BRANCHES_OPEN,
@@ -42,11 +52,9 @@ from .state import (
     O_TO_MOVE,
     OPEN,
     OPTS,
-    PASS,
     PLAYED_MASK,
     SIZE_SCALE,
     SPINNER_TILE,
-    SUIT_TILES,
     TO_MOVE,
     WEIGHT,
 )
@@ -117,57 +125,35 @@ def encode(st, b, hands, scores, seat, turn, cfg, fcfg, off, out, mask):
     out[b, off[O_COUNT]] = st[b, COUNT] / MAX_COUNT
     out[b, off[O_BONEYARD]] = (28 - st[b, BONE_POS]) * fcfg[F_BONE_NORM]
     if turn:
-        encode_turn(st, b, hands, seat, cfg, off, out, mask)
+        encode_turn(st, b, hands, cfg, off, out, mask)
 
 
 @njit(**OPTS)
-def add_placements(st, b, fits_in, divisor, points_off, out, mask):
-    """Mask and placement points (R15 / 35) of every placement of the tiles in ``fits_in``."""
+def encode_turn(st, b, hands, cfg, off, out, mask):
+    """DefaultEncoder._encode_turn for the seat to move, plus its action mask (Game.legal_actions, as
+    the rules kernels state it: :func:`~.rules.placeable_tiles`, :func:`~.rules.slot_tiles`,
+    :func:`~.rules.forced_action`)."""
+    for a in range(NUM_ACTIONS):
+        mask[b, a] = 0
+    out[b, off[O_DRAWN]] = st[b, DRAWN] / SIZE_SCALE
+    tiles = placeable_tiles(st, b, hands)
+    if not tiles:  # R13: a forced draw or pass
+        forced = forced_action(st, b, hands)
+        out[b, off[O_FORCED] + (0 if forced == DRAW else 2)] = 1.0
+        mask[b, forced] = 1
+        return
+    if st[b, MUST_PLAY] >= 0:  # R13: the drawn tile
+        out[b, off[O_FORCED] + 1] = 1.0
+    divisor = cfg[C_DIVISOR]
+    points_off = off[O_PLACEMENT]
     for slot in range(4):
-        value = st[b, OPEN + slot]
-        if value < 0:
-            continue
-        fits = fits_in & SUIT_TILES[value]
-        while fits:
+        fits = tiles & slot_tiles(st, b, slot)
+        while fits:  # each tile placeable at this slot: isolate the lowest set bit
             low = fits & -fits
             fits ^= low
             tile = bit_index(low)
             action = placement_id(tile, slot)
             mask[b, action] = 1
-            points = points_for_count(count_after(st, b, tile, slot), divisor)
+            points = points_for_count(count_after(st, b, tile, slot), divisor)  # R15 / 35
             if points:
                 out[b, points_off + action] = points / MAX_POINTS
-
-
-@njit(**OPTS)
-def encode_turn(st, b, hands, seat, cfg, off, out, mask):
-    """DefaultEncoder._encode_turn plus the action mask (Game.legal_actions)."""
-    for a in range(NUM_ACTIONS):
-        mask[b, a] = 0
-    out[b, off[O_DRAWN]] = st[b, DRAWN] / SIZE_SCALE
-    hand = hands[b, seat]
-    divisor = cfg[C_DIVISOR]
-    points_off = off[O_PLACEMENT]
-    if st[b, LEAD_TILE] < 0:  # R6: any tile leads at W
-        bits = hand
-        while bits:
-            low = bits & -bits
-            bits ^= low
-            t = bit_index(low)
-            mask[b, placement_id(t, 0)] = 1
-            points = points_for_count(count_after(st, b, t, 0), divisor)
-            if points:
-                out[b, points_off + placement_id(t, 0)] = points / MAX_POINTS
-    elif st[b, MUST_PLAY] >= 0:  # R13: the drawn tile
-        out[b, off[O_FORCED] + 1] = 1.0
-        add_placements(st, b, 1 << st[b, MUST_PLAY], divisor, points_off, out, mask)
-    elif hand & fitting_tiles(st, b):  # R12
-        add_placements(st, b, hand, divisor, points_off, out, mask)
-    elif st[b, BONE_POS] < 28:  # R13: draw
-        out[b, off[O_FORCED]] = 1.0
-        mask[b, DRAW] = 1
-    else:  # R13: pass
-        out[b, off[O_FORCED] + 2] = 1.0
-        mask[b, PASS] = 1
-
-

@@ -11,6 +11,7 @@ from numba import njit
 from ..rules import actions as _codec
 from .rng import rand_below
 from .state import (
+    ALL_TILES,
     ARM,
     BONE_POS,
     BRANCHES_OPEN,
@@ -457,54 +458,59 @@ def apply_action(st, b, hands, scores, gains, cfg, target, action):
 
 
 @njit(**OPTS)
+def placeable_tiles(st, b, hands):
+    """The tiles the seat to move may place (bit mask; Game.legal_actions): any tile of its hand at a
+    lead (R6), only the drawn tile after a draw (R13), else the tiles of its hand that fit (R12); 0 when
+    it must draw or pass. With :func:`slot_tiles` and :func:`forced_action` this is the compiled
+    engine's one statement of legality: every kernel that needs the legal actions asks these."""
+    if st[b, LEAD_TILE] < 0:
+        return hands[b, st[b, TO_MOVE]]
+    if st[b, MUST_PLAY] >= 0:
+        return 1 << st[b, MUST_PLAY]
+    return hands[b, st[b, TO_MOVE]] & fitting_tiles(st, b)
+
+
+@njit(**OPTS)
+def slot_tiles(st, b, slot):
+    """The tiles (bit mask) that may go at ``slot``: at a lead any tile at W alone (R6), else the
+    tiles carrying the slot's open value (none where the slot is not available)."""
+    if st[b, LEAD_TILE] < 0:
+        return ALL_TILES if slot == 0 else 0
+    value = st[b, OPEN + slot]
+    return SUIT_TILES[value] if value >= 0 else 0
+
+
+@njit(**OPTS)
+def forced_action(st, b, hands):
+    """DRAW or PASS when that is the only legal action (nothing may be placed: R13), else -1."""
+    if placeable_tiles(st, b, hands):
+        return -1
+    return DRAW if st[b, BONE_POS] < 28 else PASS
+
+
+@njit(**OPTS)
 def is_legal(st, b, hands, action):
     """Whether ``action`` is in Game.legal_actions() (R6, R12, R13)."""
     if st[b, HAND_OVER] or st[b, GAME_OVER] or action < 0 or action >= NUM_ACTIONS:
         return False
-    hand = hands[b, st[b, TO_MOVE]]
-    if st[b, LEAD_TILE] < 0:  # R6: any tile leads, at slot W
-        return action < DRAW and slot_of(action) == 0 and ((hand >> tile_of(action)) & 1) == 1
     if action < DRAW:
-        tile, value = tile_of(action), st[b, OPEN + slot_of(action)]
-        if value < 0 or ((TILE_SUITS[tile] >> value) & 1) == 0:
-            return False
-        if st[b, MUST_PLAY] >= 0:  # R13: only the drawn tile
-            return tile == st[b, MUST_PLAY]
-        return ((hand >> tile) & 1) == 1
-    if st[b, MUST_PLAY] >= 0 or (hand & fitting_tiles(st, b)) != 0:  # R12: must play
-        return False
-    return (action == DRAW) == (st[b, BONE_POS] < 28)
+        fits = placeable_tiles(st, b, hands) & slot_tiles(st, b, slot_of(action))
+        return ((fits >> tile_of(action)) & 1) == 1
+    return action == forced_action(st, b, hands)
 
 
 @njit(**OPTS)
 def legal_placements(st, b, hands, out):
     """The legal placements of the seat to move (ascending action ids) into ``out``; returns how many.
     Zero when the only legal action is a draw or a pass."""
-    hand = hands[b, st[b, TO_MOVE]]
+    tiles = placeable_tiles(st, b, hands)
     n = 0
-    if st[b, LEAD_TILE] < 0:  # R6: any tile leads at W
-        for t in range(28):
-            if (hand >> t) & 1:
-                out[n] = placement_id(t, 0)
-                n += 1
-        return n
-    if st[b, MUST_PLAY] >= 0:  # R13: only the drawn tile
-        hand = 1 << st[b, MUST_PLAY]
-    for t in range(28):
-        if (hand >> t) & 1:
+    for t in range(28):  # ascending tiles, each at its slots in order: ascending ids (tile * 4 + slot)
+        if (tiles >> t) & 1:
             for slot in range(4):
-                v = st[b, OPEN + slot]
-                if v >= 0 and ((TILE_SUITS[t] >> v) & 1):
+                if (slot_tiles(st, b, slot) >> t) & 1:
                     out[n] = placement_id(t, slot)
                     n += 1
     return n
-
-
-@njit(**OPTS)
-def forced_action(st, b, hands):
-    """DRAW or PASS when that is the only legal action (not a lead, nothing fits), else -1."""
-    if st[b, LEAD_TILE] < 0 or st[b, MUST_PLAY] >= 0 or (hands[b, st[b, TO_MOVE]] & fitting_tiles(st, b)) != 0:
-        return -1
-    return DRAW if st[b, BONE_POS] < 28 else PASS
 
 

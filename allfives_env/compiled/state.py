@@ -26,6 +26,7 @@ from ..rules.actions import DRAW, NUM_ACTIONS, PASS  # noqa: F401  (re-exported 
 from ..rules.config import FIRST_LEADER_METHODS, HAND_SCORING_METHODS
 from ..rules.game import CENTER  # noqa: F401
 from ..rules.scoring import SIZE_SCALE  # noqa: F401  (re-exported to the kernels)
+from ..rules.tiles import ALL_TILES_MASK as ALL_TILES  # noqa: F401  (re-exported to the kernels)
 from ..rules.tiles import NUM_TILES, TILE_HIGH, TILE_LOW, heaviness
 from ..rules.tiles import SUIT_TILES as _SUIT_TILES
 from ..rules.tiles import TILE_SUITS as _TILE_SUITS
