@@ -45,6 +45,7 @@ from ..compiled.rules import (
     round5,
     side_of,
     slot_of,
+    slot_tiles,
     tile_of,
 )
 from ..compiled.state import (
@@ -376,8 +377,7 @@ def heuristic_values(st, b, hands, scores, cfg, target, legal, n_legal, weights,
             t = bit_index(low)
             best = 0
             for s in range(4):
-                v = lst[lrow, OPEN + s]
-                if v >= 0 and (v == LOW[t] or v == HIGH[t]):
+                if (slot_tiles(lst, lrow, s) >> t) & 1:
                     pts = points_for_count(count_after(lst, lrow, t, s), divisor)
                     if pts > best:
                         best = pts

@@ -139,7 +139,7 @@ def encode_turn(st, b, hands, cfg, off, out, mask):
     tiles = placeable_tiles(st, b, hands)
     if not tiles:  # R13: a forced draw or pass
         forced = forced_action(st, b, hands)
-        out[b, off[O_FORCED] + (0 if forced == DRAW else 2)] = 1.0
+        out[b, off[O_FORCED] + (0 if forced == DRAW else 2)] = 1.0  # the flags: draw, play the drawn tile, pass
         mask[b, forced] = 1
         return
     if st[b, MUST_PLAY] >= 0:  # R13: the drawn tile
