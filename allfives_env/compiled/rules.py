@@ -462,7 +462,8 @@ def placeable_tiles(st, b, hands):
     """The tiles the seat to move may place (bit mask; Game.legal_actions): any tile of its hand at a
     lead (R6), only the drawn tile after a draw (R13), else the tiles of its hand that fit (R12); 0 when
     it must draw or pass. With :func:`slot_tiles` and :func:`forced_action` this is the compiled
-    engine's one statement of legality: every kernel that needs the legal actions asks these."""
+    engine's one statement of legality: every kernel that needs the legal actions asks these, during a
+    hand (once a hand or the game is over nothing is legal: :func:`is_legal` checks that first)."""
     if st[b, LEAD_TILE] < 0:
         return hands[b, st[b, TO_MOVE]]
     if st[b, MUST_PLAY] >= 0:

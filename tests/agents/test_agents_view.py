@@ -6,8 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from allfives_env.rules import Game, RulesConfig
-from allfives_env.rules.actions import DRAW
-from allfives_env.rules.tiles import SUIT_TILES
+from allfives_env.rules.actions import DRAW, PASS, tile_of
+from allfives_env.rules.tiles import SUIT_TILES, TILE_SUITS
 from allfives_env.rules.view import player_view, public_layout, sample_world
 
 
@@ -157,3 +157,48 @@ def test_sampling_is_reproducible(num_players):
     a = sample_world(view, np.random.default_rng(5))
     b = sample_world(view, np.random.default_rng(5))
     assert a.hands == b.hands and a.boneyard == b.boneyard
+
+
+def _pending_draw_positions(num_players, seeds):
+    """Positions (random play) right after a seat drew a tile it cannot play and still has the turn (C1, R13)."""
+    for seed in seeds:
+        rng = np.random.default_rng(seed)
+        game = Game(RulesConfig(num_players=num_players))
+        game.start_game(rng)
+        while not game.hand_over:
+            actions = game.legal_actions()
+            game.step(actions[int(rng.integers(len(actions)))])
+            last = game.events[-1] if game.events else None
+            if (not game.hand_over and last is not None and last[1] == DRAW and last[0] == game.to_move
+                    and game.must_play < 0):
+                yield game.clone()
+
+
+def test_a_sampled_pending_draw_is_a_must_play_tile_only_when_it_fits():
+    """R13/C1: after a draw the drawer keeps the turn; it must play the drawn tile only when that tile fits an
+    open end, else it draws again (or passes). Another seat cannot see the tile, so sample_world draws it among
+    the unseen tiles, and the world it builds must follow R13 for whatever tile it drew: a must-play tile that
+    fits, or none, and in every case at least one legal action for the drawer."""
+    rng = np.random.default_rng(11)
+    checked = unfit = 0
+    for num_players in (2, 3, 4):
+        for game in _pending_draw_positions(num_players, range(40)):
+            drawer = game.to_move
+            for seat in range(num_players):
+                if seat == drawer:
+                    continue
+                view = player_view(game, seat)
+                for _ in range(5):
+                    world = sample_world(view, rng)
+                    assert world.to_move == drawer
+                    legal = world.legal_actions()
+                    assert legal, f"the drawer has no legal action in a sampled world (must_play={world.must_play})"
+                    if world.must_play >= 0:
+                        assert TILE_SUITS[world.must_play] & world.open_suits(), "a must-play tile that fits nowhere"
+                        assert all(a < DRAW and tile_of(a) == world.must_play for a in legal)
+                    else:
+                        unfit += 1
+                        # the drawer cannot play anything it holds (it drew because nothing fitted)
+                        assert legal == ([DRAW] if world.bone_pos < len(world.boneyard) else [PASS])
+                    checked += 1
+    assert checked > 50 and unfit > 0

@@ -10,6 +10,8 @@ from allfives_env.agents import GreedyAgent
 from allfives_env.arena import run_match
 from allfives_env.integrations import ENV_ID, PolicyAgent, SingleAgentAllFives
 from allfives_env.rules import RulesConfig
+from allfives_env.rules.actions import PASS
+from allfives_env.rules.tiles import parse_tile
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*Box observation space (minimum|maximum).*:UserWarning")
 
@@ -347,3 +349,57 @@ def test_a_policy_agent_whose_predict_returns_no_id_is_named():
     agent = PolicyAgent(lambda obs, mask: 0.7, obs="flat")
     with pytest.raises(ValueError, match=r"predict returned no action id: action 0\.7 is not an integer"):
         run_match(RulesConfig(), [agent, "random"], games=2, seed=0)
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_reset_learner_equal_to_the_seat_count_is_refused_and_changes_nothing(num_players):
+    """R2: the seats are 0..n-1, so ``learner=n`` is one past the last seat: a ValueError naming the allowed
+    seats, like any other bad value, and (as a refused reset) the wrapper's generator is left as it was."""
+    env = SingleAgentAllFives(num_players=num_players, opponents="random")
+    env.reset(seed=3)
+    state = env.np_random.bit_generator.state
+    with pytest.raises(ValueError, match=rf"learner={num_players}; allowed: a seat 0\.\.{num_players - 1}"):
+        env.reset(options={"learner": num_players})
+    assert env.np_random.bit_generator.state == state
+
+
+def _scoring_lead_position():
+    """4 players: seat 0 leads and holds only tiles whose pips are a multiple of 5 ([0|5] [1|4] [2|3] [4|6]
+    [5|5]), so whatever it leads scores 5 or 10 for side 0 (R6, R14, R15); the other seats get the rest."""
+    lead = [parse_tile(t) for t in ("0|5", "1|4", "2|3", "4|6", "5|5")]
+    rest = [t for t in range(28) if t not in lead]
+    size = RulesConfig(num_players=4).tiles_per_hand
+    hands = [lead] + [rest[i * size:(i + 1) * size] for i in range(3)]
+    return {"hands": hands, "boneyard": rest[3 * size:], "leader": 0}
+
+
+def test_an_illegal_action_reports_the_points_that_were_waiting():
+    """With ``reward="zero_sum"`` the learner (seat 1, side 1) gets minus what side 0 scored on its lead before
+    the learner's first decision. A penalized illegal action returns that waiting reward plus
+    ``illegal_reward``, once: the next legal step does not pay it again, and the episode's total equals the
+    same play without the illegal action plus ``illegal_reward``."""
+    def run(with_illegal):
+        env = SingleAgentAllFives(num_players=4, learner=1, opponents="greedy", reward="zero_sum",
+                                  episode="hand", illegal_reward=-1.0)
+        _, info = env.reset(seed=5, options=_scoring_lead_position())
+        lead_points = info["scores"][0]
+        assert lead_points in (5.0, 10.0) and info["seat"] == 1
+        rewards = []
+        if with_illegal:
+            assert not env.action_masks()[PASS]  # the boneyard is not empty: passing is not allowed (R13)
+            _, reward, done, _, info = env.step(PASS)
+            assert info["illegal_action"] and not done
+            assert reward == -lead_points - 1.0
+            rewards.append(reward)
+        rng = np.random.default_rng(0)
+        done = False
+        while not done:
+            action = int(rng.choice(np.flatnonzero(env.action_masks())))
+            _, reward, done, _, _ = env.step(action)
+            rewards.append(reward)
+        return rewards, lead_points
+
+    (plain, lead_points), (penalized, _) = run(False), run(True)
+    assert penalized[1] == pytest.approx(plain[0] + lead_points)  # the waiting -lead_points went with the penalty
+    assert sum(penalized) == pytest.approx(sum(plain) - 1.0)
+    assert penalized[2:] == plain[1:]

@@ -4,7 +4,9 @@ bad checkpoints are clear errors; ppo:PATH plays in the arena."""
 
 import os
 import time
+from types import SimpleNamespace
 
+import numpy as np
 import pytest
 import torch
 
@@ -18,6 +20,7 @@ from training.checkpoint import load_checkpoint
 from training.cli import main as train_main
 from training.config import load_config, to_dict
 from training.plot import main as plot_main
+from training.rollout import RANDOM
 from training.run_folder import lock_run_folder
 from training.summary import main as summary_main
 
@@ -190,6 +193,12 @@ def test_bad_checkpoints_are_clear_errors(tmp_path, capsys):
     cfg = to_dict(load_config("configs/smoke.yaml", FAST))
     with pytest.raises(CheckpointError, match="incompatible.*hidden_sizes"):
         load_checkpoint(f"{run}/latest.pt", {**cfg, "hidden_sizes": [32, 32]})
+    for key, value in (("num_players", 3), ("num_players", 4), ("target", 77)):  # another game (R2, R3/V2)
+        assert cfg[key] != value
+        with pytest.raises(CheckpointError, match=rf"incompatible with this config \({key}: checkpoint "
+                                                  rf"{cfg[key]!r} vs config {value!r}\)"):
+            load_checkpoint(f"{run}/latest.pt", {**cfg, key: value})
+    load_checkpoint(f"{run}/latest.pt", cfg)  # the config it was trained with
     with pytest.raises(CheckpointError, match="policy export"):
         load_checkpoint(f"{run}/policy.pt")
     data = open(f"{run}/latest.pt", "rb").read()
@@ -432,6 +441,24 @@ def test_the_snapshot_pool_keeps_the_newest_snapshots(tmp_path):
     live = {k: v.detach().cpu() for k, v in tr.net.state_dict().items()}
     assert all(torch.equal(tr.pool[-1][k], live[k]) for k in live)  # the newest snapshot is the current net
     assert not all(torch.equal(tr.pool[0][k], live[k]) for k in live)
+
+
+def test_the_collectors_win_rate_counts_a_drawn_game_as_half():
+    """R25: with 3 players two tied sides can draw a game (each seat's final outcome 0). The learner's
+    results per opponent type (``pop_results``) score each finished game 1 for a win (+1), 0.5 for a draw
+    (0) and 0 for a loss (-1); three games ending at once, one of each, give a mean of 0.5 over 3 games."""
+    collector = _collector(num_players=3, num_envs=4, opp_random=1.0)
+    assert (collector.game_type == RANDOM).all()
+    n, B = collector.n, collector.B
+    outcome = np.zeros((B, n), np.float32)
+    for game, value in zip(range(3), (1.0, 0.0, -1.0)):
+        outcome[game, collector.learner_seat(game)] = value
+    out = SimpleNamespace(rewards=np.zeros((B, n)), terminated=np.array([True, True, True, False]),
+                          final_outcome=outcome)
+    collector.pending[:] = -1
+    collector._credit(out)
+    mean, games = collector.pop_results()["random"]
+    assert games == 3 and mean == 0.5
 
 
 def test_export_keeps_the_policys_rules_and_features(tmp_path):
