@@ -1,0 +1,22 @@
+"""SB3's per-env calls on :class:`AllFivesVecEnv`: ``env_method("action_masks")`` is how MaskablePPO reads the
+masks, one per env (the sb3_vec module: "one mask per env, as MaskablePPO stacks them"). Each env's entry must
+be that game's own legal mask, also for a subset of ``indices``."""
+
+import numpy as np
+
+from allfives_env.integrations.sb3_vec import AllFivesVecEnv
+
+
+def test_env_method_action_masks_gives_each_game_its_own_mask():
+    env = AllFivesVecEnv(6, num_players=2)
+    env.seed(11)
+    env.reset()
+    masks = env.action_masks()
+    assert len({m.tobytes() for m in masks}) > 1  # different deals: the games' masks differ
+    per_env = env.env_method("action_masks")
+    assert len(per_env) == 6
+    for b in range(6):
+        np.testing.assert_array_equal(per_env[b], masks[b])
+    some = env.env_method("action_masks", indices=[4, 1])
+    np.testing.assert_array_equal(some[0], masks[4])
+    np.testing.assert_array_equal(some[1], masks[1])
