@@ -139,3 +139,15 @@ def assert_refused_in_one_line(main, args, tmp_path, capsys, message):
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1
     assert not list(tmp_path.iterdir())
+
+
+def run_cli(capsys, *argv):
+    """``(status, stdout, stderr)`` of ``allfives argv`` run in this process."""
+    from allfives_env.cli import main
+
+    try:
+        status = main(list(argv))
+    except SystemExit as exc:  # argparse's usage errors
+        status = exc.code
+    out, err = capsys.readouterr()
+    return status, out, err

@@ -8,22 +8,13 @@ import sys
 from importlib.metadata import version
 
 import pytest
+from support import run_cli
 
 import allfives_env.arena.match
 import allfives_env.play
 from allfives_env.cli import main
 
 AGENTS = ["--agents", "random", "random"]
-
-
-def run_cli(capsys, *argv):
-    """``(status, stdout, stderr)`` of ``allfives argv`` run in this process."""
-    try:
-        status = main(list(argv))
-    except SystemExit as exc:  # argparse's usage errors
-        status = exc.code
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 def assert_one_line_error(status, out, err, *words):

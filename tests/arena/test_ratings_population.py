@@ -7,12 +7,12 @@ import sys
 
 import numpy as np
 import pytest
+from support import run_cli
 
 import allfives_env.arena.match
 from allfives_env.arena import format_alpharank, format_nash, format_ratings, rate_agents
 from allfives_env.arena.population import alpha_rank, max_entropy_nash, nash_averaging, win_rate_matrix
 from allfives_env.arena.ratings import _bradley_terry
-from allfives_env.cli import main
 from allfives_env.rules import RulesConfig
 
 #: rock, paper, scissors: the row agent's win rate against the column agent
@@ -161,15 +161,6 @@ def test_win_rate_matrix_of_a_round_robin(players):
             i, j = (specs.index(s) for s in m["specs"])
             assert rates[i, j] == pytest.approx(m["agents"][0]["win_rate"])
     json.dumps(rating)  # still plain JSON
-
-
-def run_cli(capsys, *argv):
-    try:
-        status = main(list(argv))
-    except SystemExit as exc:
-        status = exc.code
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 def test_rate_method_all_prints_the_three_tables(capsys, tmp_path):

@@ -5,23 +5,13 @@ the check compares real paths, and refuses in one line before anything is writte
 import os
 
 import pytest
-
-from allfives_env.cli import main
-
-
-def _run(capsys, *argv):
-    try:
-        status = main(list(argv))
-    except SystemExit as exc:
-        status = exc.code
-    out, err = capsys.readouterr()
-    return status, out, err
+from support import run_cli
 
 
 @pytest.fixture
 def record_named_html(tmp_path, capsys):
     """A real one-game record file whose name ends in .html (so the name check alone lets it through)."""
-    assert _run(capsys, "eval", "--agents", "greedy", "random", "--games", "1", "--records",
+    assert run_cli(capsys, "eval", "--agents", "greedy", "random", "--games", "1", "--records",
                 str(tmp_path / "g.jsonl"), "--no-progress")[0] == 0
     path = tmp_path / "g.html"
     path.write_bytes((tmp_path / "g.jsonl").read_bytes())
@@ -35,7 +25,7 @@ def test_the_record_file_under_another_name_is_refused(capsys, tmp_path, monkeyp
         os.symlink(record_named_html, tmp_path / "link.html")
     html = {"relative": "g.html", "dot": "./g.html", "symlink": "link.html"}[spelling]
     before = record_named_html.read_bytes()
-    status, out, err = _run(capsys, "replay", str(record_named_html), "--html", html)
+    status, out, err = run_cli(capsys, "replay", str(record_named_html), "--html", html)
     assert status == 2, (out, err)
     lines = err.strip().splitlines()
     assert len(lines) == 1 and "is the record file itself" in lines[0], err
