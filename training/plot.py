@@ -78,8 +78,9 @@ def chain_metrics(run_dirs) -> tuple:
         restarted = k > 0 and steps and steps[0] < step0
         offset_step, offset_time = (step0, time0) if restarted else (0.0, 0.0)
         starts.append((os.path.basename(os.path.normpath(run_dir)), offset_step, offset_time))
+        before = len(joined["update"]) if joined else 0  # every column's length here: rows of earlier phases
         for col, values in m.items():
-            column = joined.setdefault(col, [None] * len(joined.get("update", [])))
+            column = joined.setdefault(col, [None] * before)  # a column new in this phase: None before it
             for i in rows:
                 v = values[i]
                 if v is not None and col == "global_step":
