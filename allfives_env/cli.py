@@ -604,13 +604,15 @@ def build_parser():
     for name, (add, run, help_text) in {**SUBCOMMANDS, **plugin_commands()}.items():
         p = sub.add_parser(name, help=help_text, description=help_text)
         add(p)
-        p.set_defaults(_run=run, _prog=p.prog)
+        p.set_defaults(_run=run, _prog=p.prog, _parser=p)
     return parser
 
 
 def main(argv=None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:  # named by the subcommand whose arguments they are, as its own errors are
+        args._parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     try:
         return args._run(args)
     except ValueError as exc:

@@ -52,7 +52,9 @@ def _path_of(allowed):
 
 #: Keys a resume cannot change (an override would be recorded in config.yaml but not take effect), and why.
 KEPT_ON_RESUME = {"seed": "its random streams go on from latest.pt",
-                  "init_from": "its weights go on from latest.pt"}
+                  "init_from": "its weights go on from latest.pt",
+                  "runs_dir": "it goes on in its own folder",
+                  "run_name": "it goes on in its own folder"}
 
 
 def run(args) -> int:
@@ -66,6 +68,9 @@ def run(args) -> int:
         values = read_config_file(path)
         if args.config:
             raise ConfigError("give either --resume RUN_DIR or --config, not both (the run keeps its own config)")
+        if args.run_dir is not None:
+            raise ConfigError("give either --resume RUN_DIR or --run-dir, not both (a resumed run goes on in "
+                              "its own folder)")
         for text in args.overrides:
             key, value = parse_override(text)
             if key in KEPT_ON_RESUME and value != values.get(key):

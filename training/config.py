@@ -168,11 +168,15 @@ def _type_name(tp) -> str:
     return getattr(tp, "__name__", None) or str(tp).replace("typing.", "")
 
 
+#: What a key=value override or a config file may write for None (YAML itself reads only null and ~).
+NONE_WORDS = ("none", "null")
+
+
 def _check_value(key, value, tp):
     """``value`` converted to the field type ``tp``, or :class:`ConfigError`."""
     origin, args = typing.get_origin(tp), typing.get_args(tp)
     if origin is typing.Union:  # Optional[X]
-        if value is None:
+        if value is None or (isinstance(value, str) and value.strip().lower() in NONE_WORDS):
             return None
         inner = [a for a in args if a is not type(None)][0]
         return _check_value(key, value, inner)
@@ -220,6 +224,12 @@ def _is_folder_name(name) -> bool:
     return bool(name) and name not in (".", "..") and "/" not in name and os.sep not in name
 
 
+def _most_eval_games(cfg: TrainConfig) -> int:
+    """The most games an evaluation may play: it plays every rotation of its deals in one batched env."""
+    sides = 3 if cfg.num_players == 3 else 2
+    return MAX_NUM_ENVS // sides * sides
+
+
 def _validate(cfg: TrainConfig) -> TrainConfig:
     checks = [
         ("run_name", _is_folder_name(cfg.run_name), "a non-empty name without '/' (the folder made in runs_dir)"),
@@ -245,7 +255,8 @@ def _validate(cfg: TrainConfig) -> TrainConfig:
          f"a non-empty list of positive widths up to {MAX_WIDTH:,}"),
         ("snapshot_every", cfg.snapshot_every >= 1, "a positive integer"),
         ("pool_size", cfg.pool_size >= 1, "a positive integer"),
-        ("eval_games", cfg.eval_games >= 1, "a positive integer"),
+        ("eval_games", 1 <= cfg.eval_games <= _most_eval_games(cfg),
+         f"a positive integer up to {_most_eval_games(cfg):,} (an evaluation plays all its games at once)"),
         ("eval_workers", 1 <= cfg.eval_workers <= MAX_THREADS, f"a positive integer up to {MAX_THREADS}"),
         ("seed", cfg.seed >= 0, "a non-negative integer"),
         ("eval_seed", cfg.eval_seed >= 0, "a non-negative integer"),

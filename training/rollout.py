@@ -26,6 +26,7 @@ gain minus the mean of the other sides'; partners share their side's) plus
 ``reward_win`` (+1 / -1, 0 for a drawn game) at a game's end.
 """
 
+import os
 import time
 from dataclasses import dataclass
 
@@ -40,7 +41,7 @@ from allfives_env.agents.ppo.network import PolicyNet
 from allfives_env.rules.actions import NUM_ACTIONS
 from allfives_env.vector import VectorAllFives
 
-from .config import rules_of
+from .config import ConfigError, rules_of
 
 SELF, POOL, GREEDY, RANDOM, FIXED = 0, 1, 2, 3, 4
 # the per-transition arrays carried from one rollout to the next
@@ -122,6 +123,34 @@ class Buffer:
         self.next_index[dst] = -1
 
 
+def machine_memory():
+    """Bytes of memory this process may use: the machine's, or its control group's limit where lower; None
+    where the system does not say."""
+    try:
+        total = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        return None
+    try:
+        with open("/sys/fs/cgroup/memory.max") as f:
+            limit = f.read().strip()
+    except OSError:
+        return total
+    return min(total, int(limit)) if limit.isdigit() else total
+
+
+def check_rollout_fits(capacity, obs_dim, num_actions, memory=None):
+    """Refuse (:class:`~.config.ConfigError`) a rollout whose buffer, and the update's copy of it, would not fit
+    in memory: the allocation itself succeeds lazily, and the run is killed once the slots fill."""
+    memory = machine_memory() if memory is None else memory
+    per_row = 2 * sum(a.nbytes for a in vars(Buffer(1, obs_dim, num_actions)).values())
+    if memory is None or capacity * per_row <= memory:
+        return
+    raise ConfigError(f"num_envs x num_steps: a rollout of {capacity:,} transitions needs about "
+                      f"{capacity * per_row / 2 ** 30:,.1f} GiB (its buffers and the update's copy), more than this "
+                      f"machine's {memory / 2 ** 30:.1f} GiB; allowed: num_envs x num_steps up to about "
+                      f"{memory // per_row:,} here")
+
+
 class Collector:
     """Steps ``cfg.num_envs`` games with the learner, its snapshots and the baselines."""
 
@@ -146,7 +175,9 @@ class Collector:
         shares = np.array([cfg.opp_self, cfg.opp_pool, cfg.opp_greedy, cfg.opp_random, cfg.opp_fixed], np.float64)
         self.shares = shares / shares.sum()
         self.rng = np.random.default_rng(np.random.SeedSequence([cfg.seed, 7]))
-        self.buffer = Buffer(cfg.num_steps * self.B + self.B * self.n, self.obs_dim, self.env.num_actions)
+        capacity = cfg.num_steps * self.B + self.B * self.n
+        check_rollout_fits(capacity, self.obs_dim, self.env.num_actions)
+        self.buffer = Buffer(capacity, self.obs_dim, self.env.num_actions)
         self.opponent_net = None  # set by set_opponent()
         self.game_type = np.zeros(self.B, np.int64)
         self.learner = np.zeros((self.B, self.n), np.bool_)

@@ -34,9 +34,12 @@ def check_new_run_folder(folder):
     run there would replace its checkpoints and logs)."""
     check_can_make(folder, "the run folder")
     held = run_files_in(folder)
-    if held:
+    if "latest.pt" in held:
         raise ConfigError(f"the run folder {folder!r} already holds a run ({', '.join(held)}); continue it with "
                           f"--resume {folder}, or give a new folder")
+    if held:  # e.g. a run stopped by an error before its first checkpoint
+        raise ConfigError(f"the run folder {folder!r} already holds a run's files ({', '.join(held)}) but no "
+                          "latest.pt to resume from; allowed: a new folder, or this one once those files are removed")
 
 
 def new_run_dir(cfg) -> str:

@@ -190,11 +190,12 @@ class LeafValues:
         except ImportError:
             raise ValueError(f"champion: the value of {path!r} needs torch, which is not installed; install it "
                              'with: pip install -e ".[train]", or play champion:value=none (the search alone)') from None
-        from .ppo.agent import CheckpointError, load_numpy_policy, with_inference
+        from .ppo.agent import CheckpointError, check_policy_file, load_numpy_policy, with_inference
 
-        if not os.path.isfile(path):
-            raise CheckpointError(f"champion: policy file not found: {path!r} (give value=PATH, or value=none "
-                                  "for the search alone)")
+        try:
+            check_policy_file(path, " (give value=PATH, a policy file, or value=none for the search alone)")
+        except CheckpointError as exc:
+            raise CheckpointError(f"champion: {exc}") from None
         self.path = path
         self.rules, features, self.policy = load_numpy_policy(path)
         self.features = with_inference(features, False, path)  # no opponent model, as ppo:PATH by default
@@ -329,7 +330,14 @@ class ChampionAgent(SearchAgent):
     default_samples = CHAMPION_SAMPLES
 
     def __init__(self, samples=None, prior_weight=None, win_value=100.0, value="default", worlds=None,
-                 value_weight=POINTS_PER_RETURN, replies=None, read=None, any_rules=False):
+                 value_weight=None, replies=None, read=None, any_rules=False):
+        if value is None:  # the search alone: the look-ahead's options would change nothing
+            given = {"worlds": worlds, "value_weight": value_weight, "replies": replies,
+                     "any_rules": any_rules or None}
+            named = [name for name, option in given.items() if option is not None]
+            if named:
+                raise ValueError(f"{', '.join(named)}: options of the policy's look-ahead, which value=none turns "
+                                 "off; allowed with value=none: samples, prior_weight, win_value, read")
         if read not in (None,) + READS:
             raise ValueError(f"read={read!r} is not allowed; allowed: 'off', 'partner' (the partner's placements "
                              "read as the heuristic agent's, softened) or 'heuristic' (every other seat's); the "
@@ -340,7 +348,8 @@ class ChampionAgent(SearchAgent):
         self._read_option = read  # None: CHAMPION_READ of the player count
         self.read = read
         self.reader = None
-        self.value_weight = check_number("value_weight", value_weight, minimum=0.0)
+        self.value_weight = check_number("value_weight", POINTS_PER_RETURN if value_weight is None else value_weight,
+                                         minimum=0.0)
         worlds = None if worlds is None else check_count("worlds", worlds, maximum=MAX_SAMPLES)
         self._value_option, self._worlds, self._replies = value, worlds, checked_replies(replies)
         self.any_rules = check_bool("any_rules", any_rules)

@@ -288,8 +288,9 @@ def _parse_options(text, allow_positional, spec):
         return path, options
     for item in text.split(","):
         item = item.strip()
-        if not item:
-            continue
+        if not item:  # as a spec ending in ':': the arena names agents by their spec, and this one reads as another
+            raise ValueError(f"agent spec {spec!r} has an empty option (',,' or a ',' at an end); write its "
+                             "options as key=value separated by single ','")
         key, eq, value = item.partition("=")
         if eq and (":" in key or _LATER_OPTION.search(value)):  # ppo:PATH:infer=off, Class:a=1:b=2
             raise ValueError(f"cannot read {item!r} in agent spec {spec!r}: options follow a ',', not a ':' "

@@ -203,8 +203,18 @@ def test_a_value_file_trained_with_an_opponent_model_is_read_without_it():
 def test_champion_bad_options_say_what_is_allowed(tmp_path):
     with pytest.raises(ValueError, match="has no option 'engine'"):
         make_agent("champion:engine=python")
-    with pytest.raises(ValueError, match=r"^champion: policy file not found: .*missing\.pt.*value=none"):
+    with pytest.raises(ValueError, match=r"^champion: checkpoint not found: .*missing\.pt.*value=none"):
         make_agent(f"champion:value={tmp_path / 'missing.pt'}")
+    with pytest.raises(ValueError, match=r"^champion: checkpoint '.*' is a folder, not a file .*value=none"):
+        make_agent(f"champion:value={tmp_path}")
+    # the search alone: the look-ahead's options would change nothing, so they are refused, not ignored
+    with pytest.raises(ValueError, match="^worlds, replies: options of the policy's look-ahead, which value=none turns "
+                                         "off; allowed with value=none: samples, prior_weight, win_value, read"):
+        make_agent("champion:value=none,worlds=5,replies=policy,samples=2")
+    for option in ("value_weight=10", "any_rules=true"):
+        with pytest.raises(ValueError, match=f"^{option.split('=')[0]}: options of the policy's look-ahead"):
+            make_agent(f"champion:value=none,{option}")
+    assert make_agent("champion:value=none,any_rules=false,samples=2").samples == 2
     with pytest.raises(ValueError, match="^replies=search is not allowed; allowed: 'policy' or 'heuristic'"):
         make_agent("champion:replies=search")
     with pytest.raises(ValueError, match="^read='greedy' is not allowed; allowed: 'off', 'partner' .* or 'heuristic'"):

@@ -14,7 +14,7 @@ def test_yes_and_no_are_booleans_like_true_and_false(word, value):
     """``yes``/``no`` read as booleans, as ``true``/``false`` do; an agent's boolean option takes them."""
     assert parse_spec(f"champion:value=none,any_rules={word}") == (
         "champion", None, {"value": None, "any_rules": value})
-    assert make_agent(f"champion:value=none,any_rules={word}").any_rules is value
+    assert make_agent(f"champion:any_rules={word}").any_rules is value
 
 
 @pytest.mark.parametrize("word, value", [("True", True), ("YES", True), ("No", False), ("FALSE", False),
@@ -23,7 +23,7 @@ def test_boolean_and_none_words_are_read_in_any_case(word, value):
     """The words are read case-insensitively (``sample=True`` as a Python user writes it)."""
     assert parse_spec(f"search:win_value={word}")[2] == {"win_value": value}
     if value is not None:
-        assert make_agent(f"champion:value=none,any_rules={word}").any_rules is value
+        assert make_agent(f"champion:any_rules={word}").any_rules is value
 
 
 def test_an_option_repeated_with_spaces_around_its_name_is_still_a_repeat():
@@ -48,3 +48,12 @@ def test_a_missing_policy_file_is_named_as_the_user_gave_it(tmp_path, monkeypatc
         PPOAgent("nope/value.pt")
     with pytest.raises(ValueError, match=r"not found: 'nope/value\.pt'"):
         make_agent("champion:value=nope/value.pt")
+
+
+@pytest.mark.parametrize("spec", ["search:samples=2,", "search:,samples=2", "search:samples=2,,win_value=1",
+                                  "ppo:checkpoints/ppo_2p.pt,"])
+def test_an_empty_option_is_refused_as_a_trailing_colon_is(spec):
+    """``search:samples=2,`` would play as ``search:samples=2`` under another name (the arena names agents by
+    their spec), as ``random:`` would as ``random``, which is refused."""
+    with pytest.raises(ValueError, match="has an empty option"):
+        parse_spec(spec)

@@ -48,6 +48,10 @@ def test_rate_smoke():
     (["eval", "--agents", "search:samples=0", "random"], "samples"),
     (["eval", "--agents", "greedy", "random", "--games", "0"], "positive"),
     (["nosuchcommand"], "invalid choice"),
+    # named by the subcommand, as its other errors are (was "allfives: error: ...")
+    (["eval", "--agents", "greedy", "random", "--bogus"], "allfives eval: error: unrecognized arguments: --bogus"),
+    (["eval", "--agents", "greedy", "ppo:/dev/null"], "checkpoint '/dev/null' is not a regular file"),
+    (["eval", "--agents", "greedy", "search:samples=2,"], "has an empty option"),
 ])
 def test_bad_input_is_one_line_and_status_2(args, words):
     proc = _run(*args, "--games", "2") if "--games" not in args and args[0] == "eval" else _run(*args)

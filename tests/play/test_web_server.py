@@ -213,7 +213,8 @@ def test_a_request_can_only_choose_the_servers_agents_and_nothing_is_imported(tm
         response = client.post("/api/games", json={"mode": "play", "opponents": [spec]})
         assert response.status_code == 400, spec
         assert "not one of this server's agents; allowed: greedy, heuristic, random" in response.json()["error"]
-    for body, words in [({"mode": "fly"}, "'mode' is \"fly\""), ({"mode": "play", "seat": 2}, "'seat' is 2"),
+    for body, words in [({"mode": "fly"}, "'mode' is \"fly\""), ({}, "'mode' missing; allowed: 'play'"),
+                        ({"mode": None}, "'mode' is null; allowed: 'play'"), ({"mode": "play", "seat": 2}, "'seat' is 2"),
                         ({"mode": "play", "seed": -3}, "'seed' is -3"), ({"mode": "play", "seed": "1"}, "'seed' is \"1\""),
                         ({"mode": "play", "partner": "greedy"}, "only for 4 players"),
                         ({"mode": "play", "opponents": []}, "a non-empty list"),

@@ -168,6 +168,10 @@ def test_parse_override_reads_yaml_values():
 @pytest.mark.parametrize("override, words", [
     ("device=cuda", "no CUDA device"), ("init_from=/no/such/policy.pt", "not found"),
     ("eval_opponents=[nope]", "eval_opponents.*'nope'.*unknown agent spec"),
+    # buffers allocated lazily: the run was killed for memory once they filled, or a 6 TiB allocation's traceback
+    ("num_steps=100000000", r"num_envs x num_steps: a rollout of 6,400,000,128 transitions needs about .* GiB"),
+    # an evaluation plays all its games in one batched env: was refused at the first evaluation, naming num_envs
+    ("eval_games=100000000", r"config key 'eval_games' .*allowed: a positive integer up to 1,000,000"),
 ])
 def test_a_refused_run_leaves_no_folder_behind(tmp_path, capsys, override, words):
     import re
@@ -285,3 +289,74 @@ def test_more_bad_values_name_the_key(overrides, words):
         load_config(None, overrides)
     for word in words:
         assert word in str(err.value)
+
+
+def test_none_null_and_any_case_read_as_none_for_keys_that_take_none():
+    """The help says "None: ..." for these keys, and YAML reads only ``null``: ``none`` in any case is None
+    too, for every key that takes None, and stays a word for a key that does not."""
+    cfg = load_config("configs/smoke.yaml", ["torch_threads=none", "target=None", "target_kl=NULL", "init_from=none",
+                                             "features=none"])
+    assert (cfg.torch_threads, cfg.target, cfg.target_kl, cfg.init_from) == (None, None, None, None)
+    assert cfg.features == "none"
+    with pytest.raises(ConfigError, match="config key 'seed' needs an integer; got 'none'"):
+        load_config("configs/smoke.yaml", ["seed=none"])
+
+
+@pytest.mark.parametrize("players, most", [(2, 1_000_000), (3, 999_999), (4, 1_000_000)])
+def test_eval_games_up_to_the_batched_envs_that_hold_every_rotation(players, most):
+    """An evaluation plays ceil(games / sides) deals in every rotation at once: with 3 sides 1,000,000 games
+    would need 1,000,002 games of the batched env, one past its limit."""
+    assert make_config({"num_players": players, "eval_games": most}).eval_games == most
+    with pytest.raises(ConfigError, match=f"'eval_games' has the value {most + 1}; allowed: a positive integer "
+                                          f"up to {most:,}"):
+        make_config({"num_players": players, "eval_games": most + 1})
+
+
+def test_a_rollout_that_would_not_fit_in_memory_is_refused_saying_how_much_fits():
+    from training.rollout import check_rollout_fits
+
+    # a slot: 10 inputs (float32), 114 mask bytes, 50 bytes of scalars; twice over with the update's copy
+    check_rollout_fits(1000, 10, 114, memory=408_000)
+    with pytest.raises(ConfigError, match=r"a rollout of 1,001 transitions needs about 0\.0 GiB .* more than this "
+                                          r"machine's 0\.0 GiB; allowed: num_envs x num_steps up to about 1,000 here"):
+        check_rollout_fits(1001, 10, 114, memory=408_000)
+
+
+def _run_folder(tmp_path):
+    from training.run_folder import save_config
+
+    run = tmp_path / "run"
+    run.mkdir()
+    save_config(load_config("configs/smoke.yaml"), str(run))
+    return run
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--run-dir", "{other}"], "give either --resume RUN_DIR or --run-dir, not both"),  # went on in RUN_DIR silently
+    (["runs_dir={other}"], "runs_dir={other}: a resumed run keeps its runs_dir (it goes on in its own folder)"),
+    (["run_name=zz"], "run_name=zz: a resumed run keeps its run_name (it goes on in its own folder)"),
+])
+def test_a_resume_refuses_what_would_move_it_to_another_folder(no_training, tmp_path, capsys, args, words):
+    run, other = _run_folder(tmp_path), tmp_path / "other"
+    before = (run / "config.yaml").read_text()
+    args = [a.replace("{other}", str(other)) for a in args]
+    assert main(["--resume", str(run), *args]) == 2
+    err = capsys.readouterr().err
+    assert words.replace("{other}", str(other)) in err and len(err.splitlines()) == 1
+    assert not no_training and not other.exists() and (run / "config.yaml").read_text() == before
+
+
+def test_a_folder_with_a_run_but_no_checkpoint_is_not_sent_to_resume(tmp_path):
+    """A run stopped by an error before its first checkpoint leaves config.yaml and metrics.csv: --resume
+    would refuse it (no latest.pt), so the refusal must not suggest it."""
+    from training.run_folder import check_new_run_folder
+
+    run = _run_folder(tmp_path)
+    (run / "metrics.csv").write_text("update\n")
+    with pytest.raises(ConfigError) as refused:
+        check_new_run_folder(str(run))
+    assert "(config.yaml, metrics.csv) but no latest.pt to resume from" in str(refused.value)
+    assert "--resume" not in str(refused.value)
+    (run / "latest.pt").write_text("")
+    with pytest.raises(ConfigError, match="continue it with --resume"):
+        check_new_run_folder(str(run))

@@ -33,6 +33,7 @@ from .policy_file import (  # noqa: F401
     CheckpointError,
     build_policy,
     check_player_count,
+    check_policy_file,
     check_rules,
     load_policy,
     policy_features,
@@ -152,8 +153,7 @@ class PPOAgent(BaseAgent):
             raise ValueError(f"infer={infer!r} is not allowed; allowed: 'off' (the default: no opponent model) "
                              "or 'greedy'")
         path = resolve_policy_path(path)
-        if not os.path.isfile(path):
-            raise CheckpointError(f"checkpoint not found: {path!r}")
+        check_policy_file(path)
         rules, features, policy = load_numpy_policy(path)
         self._setup(path, rules, features, policy, sample, infer)
 

@@ -31,6 +31,18 @@ class CheckpointError(ValueError):
     """A checkpoint that cannot be read, or does not fit what it is used for."""
 
 
+def check_policy_file(path, hint=""):
+    """Refuse (:class:`CheckpointError`) a ``path`` that is not a file, saying what it is instead; ``hint``
+    ends the message (what to give instead)."""
+    if os.path.isfile(path):
+        return
+    if os.path.isdir(path):
+        raise CheckpointError(f"checkpoint {path!r} is a folder, not a file{hint}")
+    if os.path.exists(path):
+        raise CheckpointError(f"checkpoint {path!r} is not a regular file{hint}")
+    raise CheckpointError(f"checkpoint not found: {path!r}{hint}")
+
+
 def check_player_count(path, trained_for: int, players: int) -> None:
     """A ``ValueError`` in one line unless the policy file ``path``, trained for ``trained_for`` players, is
     used where ``players`` play."""
@@ -124,8 +136,7 @@ def _load_plain(path):
     except ImportError:
         raise CheckpointError(f"reading the policy file {path!r} needs torch, which is not installed; install it "
                               'with: pip install -e ".[train]"') from None
-    if not os.path.isfile(path):
-        raise CheckpointError(f"checkpoint not found: {path!r}")
+    check_policy_file(path)
     try:
         return torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:  # torch raises many types for truncated or foreign files

@@ -167,7 +167,8 @@ class _Api:
             names = [f"player_{s} ({spec})" for s, spec in enumerate(specs)]
             human = None
         else:
-            raise RequestError(f"'mode' is {_shown(mode)}; allowed: 'play' (a person against agents) or "
+            said = "missing" if "mode" not in body else f"is {_shown(mode)}"
+            raise RequestError(f"'mode' {said}; allowed: 'play' (a person against agents) or "
                                "'watch' (agents only)")
         agents = [None if spec is None else make_agent(spec) for spec in specs]
         try:
