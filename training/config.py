@@ -285,6 +285,9 @@ def _validate(cfg: TrainConfig) -> TrainConfig:
             check_spec(spec)
         except ValueError as exc:
             raise ConfigError(f"config key 'eval_opponents' holds {spec!r}: {exc}") from None
+    if not cfg.eval_opponents:
+        raise ConfigError("config key 'eval_opponents' is []; allowed: a non-empty list of agent specs (best_metric "
+                          "names the one that picks best.pt; eval_every=0 turns the evaluations off)")
     if cfg.best_metric not in cfg.eval_opponents:
         raise ConfigError(f"config key 'best_metric' is {cfg.best_metric!r}; allowed: one of eval_opponents {cfg.eval_opponents}")
     return cfg

@@ -188,11 +188,16 @@ class Collector:
         self.env_steps = 0  # decisions made (all seats)
         self.timing = {"env": 0.0, "inference": 0.0, "bookkeeping": 0.0}
         # the opp_fixed games' agent, a batched twin (agents.batched) that sees every step of the env
-        self.fixed = make_batched_agent(cfg.fixed_opponent, self.env, seed=[cfg.seed, 11]) if cfg.opp_fixed > 0 \
-            else None
+        self.fixed = self._fixed_opponent(cfg) if cfg.opp_fixed > 0 else None
         self.results = self._no_results()  # learner outcome per finished game
 
     # -------------------------------------------------------------- opponents
+    def _fixed_opponent(self, cfg):
+        try:
+            return make_batched_agent(cfg.fixed_opponent, self.env, seed=[cfg.seed, 11])
+        except ValueError as exc:  # e.g. ppo:PATH whose file is missing: named as the config key the user set
+            raise ConfigError(f"config key 'fixed_opponent' is {cfg.fixed_opponent!r}: {exc}") from None
+
     def _assign(self, games):
         """Draw the opponent type and the learner's seats of the games ``games``."""
         k = len(games)

@@ -22,7 +22,10 @@ def warm_start(net, path, rules, features):
     and slot embeddings hold one column per unit: the new units' columns
     start at zero, like every column beyond the file's block; their context
     and feature weights in are random.)"""
-    policy = read_checkpoint(resolve_policy_path(path))["policy"]  # a shipped file from any directory
+    try:
+        policy = read_checkpoint(resolve_policy_path(path))["policy"]  # a shipped file from any directory
+    except CheckpointError as exc:  # missing, a folder, damaged: named as the config key the user set
+        raise CheckpointError(f"init_from: {exc}") from None
     if policy["num_players"] != rules.num_players:
         raise CheckpointError(f"init_from {path!r} is a {policy['num_players']}-player policy; "
                               f"this run has {rules.num_players} players")

@@ -135,6 +135,9 @@ def parse_spec(spec: str):
         return head, path, options
     if rest:  # module:Class[:options]
         cls_name, _, opt_text = rest.partition(":")
+        if not head or not cls_name:
+            raise ValueError(f"agent spec {spec!r} needs a module and a class: module:Class[:options], e.g. "
+                             "my_agents:MyAgent")
         _, options = _parse_options(opt_text, allow_positional=False, spec=spec)
         return f"{head}:{cls_name}", None, options
     raise ValueError(f"unknown agent spec {spec!r}; allowed: {allowed_specs_text()}")

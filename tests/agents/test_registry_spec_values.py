@@ -57,3 +57,9 @@ def test_an_empty_option_is_refused_as_a_trailing_colon_is(spec):
     their spec), as ``random:`` would as ``random``, which is refused."""
     with pytest.raises(ValueError, match="has an empty option"):
         parse_spec(spec)
+
+
+@pytest.mark.parametrize("spec", [":Cls", ":Cls:a=1"])
+def test_a_user_class_spec_without_its_module_says_how_to_write_one(spec):
+    with pytest.raises(ValueError, match=r"needs a module and a class: module:Class\[:options\]"):
+        parse_spec(spec)

@@ -172,6 +172,8 @@ def test_parse_override_reads_yaml_values():
     ("num_steps=100000000", r"num_envs x num_steps: a rollout of 6,400,000,128 transitions needs about .* GiB"),
     # an evaluation plays all its games in one batched env: was refused at the first evaluation, naming num_envs
     ("eval_games=100000000", r"config key 'eval_games' .*allowed: a positive integer up to 1,000,000"),
+    ("eval_opponents=[]", r"config key 'eval_opponents' is \[\]; allowed: a non-empty list"),  # named best_metric
+    ("init_from=/", "init_from: checkpoint '/' is a folder, not a file"),  # the key was not named
 ])
 def test_a_refused_run_leaves_no_folder_behind(tmp_path, capsys, override, words):
     import re
@@ -360,3 +362,12 @@ def test_a_folder_with_a_run_but_no_checkpoint_is_not_sent_to_resume(tmp_path):
     (run / "latest.pt").write_text("")
     with pytest.raises(ConfigError, match="continue it with --resume"):
         check_new_run_folder(str(run))
+
+
+def test_a_fixed_opponent_whose_file_is_missing_is_named_by_its_key(tmp_path, capsys):
+    runs = tmp_path / "runs"
+    assert main(["--config", "configs/smoke.yaml", f"runs_dir={runs}", "opp_fixed=1",
+                 "fixed_opponent=ppo:/no/such/policy.pt"]) == 2
+    err = capsys.readouterr().err
+    assert "config key 'fixed_opponent' is 'ppo:/no/such/policy.pt': checkpoint not found" in err
+    assert len(err.splitlines()) == 1 and not runs.exists()
