@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import random_states
 
 from allfives_env.rules import Game, RulesConfig
 from allfives_env.rules.actions import DRAW, PASS, tile_of
@@ -202,3 +203,19 @@ def test_a_sampled_pending_draw_is_a_must_play_tile_only_when_it_fits():
                         assert legal == ([DRAW] if world.bone_pos < len(world.boneyard) else [PASS])
                     checked += 1
     assert checked > 50 and unfit > 0
+
+
+def test_the_public_layout_has_the_views_boneyard_left_and_the_same_legal_moves():
+    """The public layout's boneyard is unknown but as long as the real one's undrawn part, so its seat to
+    move draws (R13) or passes (only with an empty boneyard) exactly as in the game.
+    Kills mutant view3 (view.py public_layout: ``[-1] * view.boneyard_left`` -> ``view.boneyard_size``)."""
+    forced = {DRAW: 0, PASS: 0}
+    for num_players in (2, 3, 4):
+        for game, _ in random_states(num_players, games=2, seed=20 + num_players):
+            view = player_view(game, game.to_move)
+            layout = public_layout(view)
+            assert layout.boneyard_left == view.boneyard_left == game.boneyard_left
+            assert layout.legal_actions() == game.legal_actions()
+            if game.legal_actions()[0] in forced and game.bone_pos > 0:
+                forced[game.legal_actions()[0]] += 1
+    assert forced[DRAW] > 0 and forced[PASS] > 0  # both kinds of forced move were met after draws

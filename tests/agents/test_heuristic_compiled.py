@@ -8,6 +8,7 @@ indices must equal the Python agent's on the same positions.
 
 import numpy as np
 import pytest
+from support import random_states
 
 from allfives_env.agents import search_compiled as S
 from allfives_env.agents.heuristic import HeuristicAgent, score_placements
@@ -15,6 +16,7 @@ from allfives_env.agents.heuristic_compiled import heuristic_actions
 from allfives_env.compiled.state import BONE_POS, F_TARGET, PLAYED_MASK
 from allfives_env.rules.actions import DRAW
 from allfives_env.rules.game import Game
+from allfives_env.rules.scoring import points_for_count, round5
 from allfives_env.rules.tiles import TILE_PIPS, mask_to_tiles
 from allfives_env.rules.view import player_view
 from allfives_env.vector import VectorAllFives
@@ -150,3 +152,26 @@ def test_a_domino_values_the_expected_pips_with_the_python_rounding():
                        S.HEURISTIC_WEIGHTS, scratch.wst, scratch.whands, scratch.wscores, 2, scratch.replies,
                        scratch.prior)
     assert list(scratch.legal[:n]) == [4 * own] and scratch.prior[0] == 160.0
+
+
+@pytest.mark.parametrize("num_players", [3, 4])
+def test_a_domino_is_valued_with_the_opponents_expected_pips_not_the_partners(num_players):
+    """Rule 1 of the heuristic (R21): a domino adds the expected bonus, the unseen pips the *opponents* hold
+    (their hand sizes times the unseen mean), rounded; with 4 players the partner's tiles pay nothing.
+    Kills mutant he2 (heuristic.py _expected_opponent_pips: ``seat_side[s] != side`` -> ``s != seat``)."""
+    weights = HeuristicAgent()
+    checked = 0
+    for game, _ in random_states(num_players, games=6, seed=40 + num_players, target=1000):
+        seat = game.to_move
+        if game.hands[seat].bit_count() != 1 or game.legal_actions()[0] >= 112:
+            continue
+        view = player_view(game, seat)
+        unseen = mask_to_tiles(view.unseen)
+        opponents = [s for s in range(num_players) if game.config.side_of(s) != game.config.side_of(seat)]
+        expected = sum(view.hand_sizes[s] for s in opponents) * sum(TILE_PIPS[t] for t in unseen) / len(unseen)
+        values = score_placements(view, list(view.legal_actions), weights)
+        for action in view.legal_actions:
+            points = points_for_count(game.count_after(action >> 2, action & 3), game.divisor)
+            assert values[action] == pytest.approx(points + round5(expected) + 100.0)
+        checked += 1
+    assert checked >= 3

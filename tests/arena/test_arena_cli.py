@@ -6,6 +6,8 @@ import sys
 
 import pytest
 
+from allfives_env.arena.outputs import check_output_file, write_output
+
 
 def _run(*args):
     return subprocess.run([sys.executable, "-m", "allfives_env.cli", *args], capture_output=True, text=True, timeout=120)
@@ -60,3 +62,12 @@ def test_bad_input_is_one_line_and_status_2(args, words):
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1, proc.stderr
     assert words in lines[0]
+
+
+def test_write_output_replaces_what_the_file_held(tmp_path):
+    """``--json OUT`` names a file that "may exist (it is replaced)": a second run's results replace the first's.
+    Kills mutant out1 (outputs.py write_output: ``open(path, "w")`` -> ``open(path, "a")``)."""
+    path = tmp_path / "out.json"
+    write_output(check_output_file(path, "--json"), '{"run": 1}\n', "--json")
+    write_output(check_output_file(path, "--json"), '{"run": 2}\n', "--json")
+    assert path.read_text() == '{"run": 2}\n'

@@ -309,3 +309,41 @@ def test_the_wrappers_and_training_seat_their_opponents_under_their_rules_at_onc
         SingleAgentAllFives(num_players=2, opponents="ppo:checkpoints/ppo_2p.pt", divisor=3)
     with pytest.raises(ValueError, match="was trained with divisor=5; this game has divisor=3"):
         Evaluator(RulesConfig(num_players=2, divisor=3), "none", ["greedy", "ppo:checkpoints/ppo_2p.pt"], 10, 0)
+
+
+def _game_of(side_agent, scores, winners, hands, deal=0):
+    return GameResult(deal=deal, rotation=0, side_agent=side_agent, scores=scores, winners=winners, hands=hands,
+                      seconds=0.0, act_seconds=(0.0,) * len(side_agent))
+
+
+def test_points_per_hand_divide_by_the_hands_played_not_the_games():
+    """Two 2-player games of 3 and 5 hands: agent a scores 250 + 100 over 8 hands.
+    Kills mutant st3 (stats.py: ``self.points / max(self.hands, 1)`` -> ``self.points / g``)."""
+    match = MatchResult(RulesConfig(num_players=2), ["a", "b"], seed=0)
+    match.games += [_game_of((0, 1), (250.0, 120.0), (0,), hands=3), _game_of((1, 0), (250.0, 100.0), (0,), hands=5)]
+    a, b = match.to_dict()["agents"]
+    assert a["points_per_game"] == pytest.approx(175.0) and a["points_per_hand"] == pytest.approx(350 / 8)
+    assert b["points_per_hand"] == pytest.approx(370 / 8) and a["hands_per_game"] == pytest.approx(4.0)
+
+
+def test_a_four_player_match_has_two_rotations_one_per_partnership():
+    """R2: 4 players are two sides, so the arena rotates the two agents over 2 sides, not 4 seats.
+    Kills mutant st4 (stats.py to_dict: ``"rotations": num_sides`` -> ``num_players``)."""
+    match = MatchResult(RulesConfig(num_players=4), ["a", "b"], seed=0)
+    match.games += [_game_of((0, 1), (200.0, 90.0), (0,), hands=4), _game_of((1, 0), (60.0, 205.0), (1,), hands=4)]
+    d = match.to_dict()
+    assert d["rotations"] == 2 and d["players"] == 4 and d["deals"] == 1
+    assert [a["wins"] for a in d["agents"]] == [2.0, 0.0]
+
+
+def test_each_agent_is_charged_the_cpu_time_of_the_side_it_played():
+    """``act_seconds[s]`` is side s's time in act(); rotated games charge it to the agent at that side.
+    Kills mutant st5 (stats.py AgentStats.add: ``game.act_seconds[side]`` -> ``game.act_seconds[0]``)."""
+    match = MatchResult(RulesConfig(num_players=2), ["a", "b"], seed=0)
+    match.games += [GameResult(deal=0, rotation=0, side_agent=(0, 1), scores=(250.0, 0.0), winners=(0,), hands=2,
+                               seconds=0.0, act_seconds=(1.0, 3.0)),
+                    GameResult(deal=0, rotation=1, side_agent=(1, 0), scores=(0.0, 250.0), winners=(1,), hands=2,
+                               seconds=0.0, act_seconds=(5.0, 2.0))]
+    a, b = match.to_dict()["agents"]
+    assert a["act_cpu_seconds_per_game"] == pytest.approx((1.0 + 2.0) / 2)
+    assert b["act_cpu_seconds_per_game"] == pytest.approx((3.0 + 5.0) / 2)

@@ -13,9 +13,10 @@ import pytest
 from allfives_env.agents.base import BaseAgent
 from allfives_env.agents.random_agent import RandomAgent
 from allfives_env.arena import run_match
-from allfives_env.arena.game import AgentError
+from allfives_env.arena.game import AgentError, play_game
 from allfives_env.arena.match import agent_labels
 from allfives_env.rules import RulesConfig
+from allfives_env.rules.actions import DRAW, PASS
 
 
 def scores(match):
@@ -281,3 +282,40 @@ def test_a_method_called_with_the_wrong_arguments_points_at_no_line_of_the_packa
         run_match(RulesConfig(num_players=2), [WrongSignature(), "greedy"], games=2)
     message = str(caught.value)
     assert "failed in reset(): TypeError:" in message and "(at " not in message
+
+
+class ChoiceCounter(BaseAgent):
+    """Plays the last legal action; counts its calls and any call with a single legal action."""
+
+    def __init__(self):
+        super().__init__()
+        self.calls, self.forced = 0, []
+
+    def act(self, view, legal_actions):
+        self.calls += 1
+        if len(legal_actions) < 2:
+            self.forced.append(tuple(legal_actions))
+        return legal_actions[-1]
+
+
+def test_a_single_legal_action_is_played_without_asking_the_agent():
+    """R12/R13: a forced draw, a forced pass or a drawn tile's only place is taken by the arena itself
+    (``choose_action``: "A forced step ... is taken without asking the agent").
+    Kills mutant ag1 (arena/game.py choose_action: the ``len(legal) == 1`` shortcut dropped)."""
+    agents = [ChoiceCounter(), ChoiceCounter(), ChoiceCounter()]
+    game, hands, _, record = play_game(RulesConfig(num_players=3, target=100), agents, deal_seed=5, record=True)
+    assert game.game_over and all(agent.calls > 0 for agent in agents)
+    assert [agent.forced for agent in agents] == [[], [], []]
+    steps = sum(len(hand["actions"]) for hand in record["hands"])
+    forced_steps = sum(1 for hand in record["hands"] for a in hand["actions"] if a in (DRAW, PASS))
+    assert forced_steps > 0 and sum(agent.calls for agent in agents) < steps
+
+
+def test_play_game_counts_the_hands_it_played():
+    """``play_game`` returns the hands played: one per recorded hand.
+    Kills mutant ag2 (arena/game.py play_game: ``hand_index + 1`` -> ``hand_index``)."""
+    game, hands, _, record = play_game(RulesConfig(num_players=2, target=100), [ChoiceCounter(), ChoiceCounter()],
+                                       deal_seed=7, record=True)
+    assert hands == len(record["hands"]) == game.hand_number + 1 >= 2
+    match = run_match(RulesConfig(num_players=2, target=100), ["greedy", "random"], games=2, seed=7)
+    assert all(g.hands >= 1 for g in match.games)

@@ -213,3 +213,20 @@ def test_a_bad_method_is_one_line_before_any_game(capsys, monkeypatch, argv, wor
     assert len(lines) == 1 and lines[0].startswith("allfives rate: error: ")
     for word in words:
         assert word in lines[0]
+
+
+def _rating(score, games):
+    return {"agents": [{"spec": s} for s in ("a", "b", "c")], "pairwise": {"score": score, "games": games}}
+
+
+def test_a_pair_that_played_no_game_is_refused_not_divided_by_zero():
+    """A pair with 0 games has no win rate: the matrix is refused in one line instead of holding nan.
+    Kills mutant pop1 (population.py win_rate_matrix: ``games[off] <= 0`` -> ``< 0``)."""
+    score = [[0, 3, 1], [1, 0, 0], [1, 0, 0]]
+    games = [[0, 4, 2], [4, 0, 0], [2, 0, 0]]  # b and c never met
+    with pytest.raises(ValueError, match="do not cover every pair"):
+        win_rate_matrix(_rating(score, games))
+    games[1][2] = games[2][1] = 2
+    score[1][2], score[2][1] = 1.5, 0.5
+    rates, specs = win_rate_matrix(_rating(score, games))
+    assert specs == ["a", "b", "c"] and np.allclose(rates, [[0.5, 0.75, 0.5], [0.25, 0.5, 0.75], [0.5, 0.25, 0.5]])

@@ -387,3 +387,24 @@ def test_a_penalized_action_keeps_the_reward_that_was_waiting():
     assert np.any(waiting != 0)  # some opponent scored with its lead
     _, second, _, _, _ = penalized.step(np.argmax(infos["action_mask"], axis=1).astype(np.int64))
     np.testing.assert_allclose(first + second, legal_rewards - 1.0)
+
+
+@pytest.mark.parametrize("learner", [0, 1])
+def test_a_game_the_opponent_wins_with_its_lead_adds_nothing_to_the_next_episodes_return(learner):
+    """V2 target 5: an opponent's scoring lead wins the game at once (R3, R15), before the learner has a
+    decision; that episode is not the learner's (as the single-game wrapper skips it), so its points do
+    not reach the learner's next episode: every reported return is that episode's final margin.
+    Kills mutant gv2 (gym_vector.py _advance: ``self._pending[ended & was_done] = 0.0`` dropped)."""
+    games = LearnerGames(32, 2, learner=learner, opponents="greedy", reward="zero_sum", target=5)
+    out = games.reset(seed=1)
+    returns = np.zeros(32)
+    checked = 0
+    for _ in range(60):
+        out, rewards, terminated = games.step(lowest_legal(out.mask))
+        returns += rewards
+        for b in np.flatnonzero(terminated):
+            scores = games.final()[1][b]
+            assert returns[b] == pytest.approx(scores[learner] - scores[1 - learner])
+            returns[b] = 0.0
+            checked += 1
+    assert checked >= 30

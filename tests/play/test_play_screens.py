@@ -23,7 +23,7 @@ from allfives_env.play import (
     watch_seat_specs,
     watch_session,
 )
-from allfives_env.play.narrate import lead_sentence, winner_sentence
+from allfives_env.play.narrate import lead_sentence, narrate_hand_end, winner_sentence
 from allfives_env.play.prompt import prompt_text
 from allfives_env.play.table import Table
 from allfives_env.play.wrap import fit_text
@@ -296,3 +296,60 @@ def test_a_penalty_hand_end_says_each_side_pays_even_when_the_pips_round_to_noth
         assert "each side pays its pips" in text and "bonus" not in text, text
         seen["zero" if all(p == 0 for p in game.hand_result.points) else "paid"] += 1
     assert seen["zero"] > 0 and seen["paid"] > 0
+
+
+def test_a_partnership_of_two_others_agrees_in_the_plural():
+    """R2: with 4 players a side is two partners: "a & c win", as for "You" (not "a & c wins").
+    Kills mutant na3 (narrate.py _verb: ``len(members) > 1`` -> ``> 2``)."""
+    four = Game(RulesConfig(num_players=4, target=100))
+    four.start_game(np.random.default_rng(0))
+    four.scores, four.game_over, four.winners = [100, 85], True, (0,)
+    assert winner_sentence(four, ["a", "b", "c", "d"]) == "Game over: a & c win with 100; b & d 85."
+    two = Game(RulesConfig(num_players=2, target=100))
+    two.start_game(np.random.default_rng(0))
+    two.scores, two.game_over, two.winners = [60, 100], True, (1,)
+    assert winner_sentence(two, ["a", "b"]) == "Game over: b wins with 100; a 60."
+
+
+def _blocked_hands(num_players, want, tries=3000):
+    """First hands of seeded games (random moves) that end blocked with ``want(result)``."""
+    rng = np.random.default_rng(num_players)
+    found = []
+    for _ in range(tries):
+        game = Game(RulesConfig(num_players=num_players, target=1000))
+        game.start_game(rng)
+        while not game.hand_over:
+            legal = game.legal_actions()
+            game.step(legal[int(rng.integers(len(legal)))])
+        if game.hand_result.kind == "block" and want(game.hand_result):
+            found.append(game)
+            if len(found) == 3:
+                break
+    return found
+
+
+@pytest.mark.parametrize("num_players", [2, 4])
+def test_a_tied_block_with_two_sides_says_nobody_wins_and_no_bonus(num_players):
+    """R22: a block with the lowest totals tied (2 or 4 players) gives nobody a bonus; nobody "splits" a 0.
+    Kills mutant na2 (narrate.py _bonus_sentence: ``p > 0`` -> ``p >= 0``)."""
+    games = _blocked_hands(num_players, lambda r: r.winner is None)
+    assert games
+    names = [f"p{s}" for s in range(num_players)]
+    for game in games:
+        assert all(p == 0 for p in game.hand_result.points)
+        sentences = narrate_hand_end(game, names)
+        assert "Tied for the fewest pips: nobody wins the hand, no bonus." in sentences
+        assert not any("split" in s for s in sentences)
+
+
+def test_a_three_player_split_names_only_the_two_tied_players():
+    """R23: two of three players tie for the fewest pips and split the third's rounded pips; the third
+    player is not among those who split. Kills mutant na2 as well."""
+    games = _blocked_hands(3, lambda r: r.winner is None and sum(p > 0 for p in r.points) == 2)
+    assert games
+    for game in games:
+        tied = [s for s, p in enumerate(game.hand_result.points) if p > 0]
+        (split,) = [s for s in narrate_hand_end(game, ["p0", "p1", "p2"]) if "split" in s]
+        half = game.hand_result.points[tied[0]]
+        shown = str(int(half)) if half == int(half) else str(half)
+        assert split == f"p{tied[0]} and p{tied[1]} tie for the fewest pips and split the bonus: +{shown} each."

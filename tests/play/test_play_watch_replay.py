@@ -8,10 +8,11 @@ import sys
 
 import numpy as np
 import pytest
+from support import random_states
 
 import allfives_env
 from allfives_env.arena import run_match
-from allfives_env.env.render.image import IMAGE_SIZE
+from allfives_env.env.render.image import IMAGE_SIZE, _status_line, layout_boxes
 from allfives_env.play import load_record, make_console, replay_session, watch_seat_specs
 from allfives_env.rules.config import RulesConfig
 
@@ -186,3 +187,39 @@ def test_replay_refuses_a_hand_past_the_last_and_a_game_past_the_file(tmp_path):
     assert load_record(path, 0)["deal_seed"] == [0]
     with pytest.raises(ValueError, match="--game 2 is out of range"):
         load_record(path, 1)
+
+
+def _touching_pairs(boxes, axis):
+    """Pairs (a, b) of boxes where b starts where a ends along ``axis`` (0: x, the row; 1: y, a column)."""
+    lo, hi = (1, 3) if axis == 0 else (2, 4)
+    return [(a, b) for a in boxes for b in boxes if a is not b and abs(a[hi] - b[lo]) < 1e-9
+            and _overlap(a, b, axis)]
+
+
+def _overlap(a, b, axis):
+    lo, hi = (2, 4) if axis == 0 else (1, 3)  # the other axis' extent
+    return min(a[hi], b[hi]) - max(a[lo], b[lo]) > 1e-9
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_neighbouring_tiles_show_matching_halves_on_every_arm(players):
+    """R7: an attached tile's matching half touches the end it was played on, on the W arm as on the others:
+    in the image a box's right (lower) half equals its right-hand (lower) neighbour's left (upper) half.
+    Kills mutant im1 (image.py layout_boxes: the W arm's ``outer, inner`` halves swapped)."""
+    pairs = 0
+    for game, _ in random_states(players, games=2, seed=30 + players):
+        boxes, _ = layout_boxes(game)
+        for axis in (0, 1):
+            for a, b in _touching_pairs(boxes, axis):
+                assert a[6] == b[5], (axis, a, b)
+                pairs += 1
+    assert pairs > 200
+
+
+def test_the_status_line_counts_hands_from_1():
+    """Hands are numbered from 1, as the terminal and the web page number them ("Hand 1 is dealt").
+    Kills mutant im2 (image.py _status_line: ``hand_number + 1`` -> ``hand_number``)."""
+    for game, _ in random_states(2, games=1, seed=2):
+        line = _status_line(game, None)
+        assert line.startswith(f"Hand {game.hand_number + 1}   count {game.count}   ")
+        assert f"to move: player_{game.to_move}" in line

@@ -14,7 +14,7 @@ from starlette.testclient import TestClient
 from support import serve_in_thread
 
 from allfives_env.arena import run_match
-from allfives_env.play.web.app import create_app
+from allfives_env.play.web.app import MAX_SEED, create_app
 from allfives_env.play.web.replays import MAX_RECORD_BYTES
 from allfives_env.rules.config import RulesConfig
 from allfives_env.rules.record import parse_records, replay
@@ -507,3 +507,28 @@ def test_every_spec_of_a_list_must_be_one_of_the_servers_agents(tmp_path, monkey
     response = client.post("/api/games", json=body)
     assert response.status_code == 400 and "not one of this server's agents" in response.json()["error"]
     assert not marker.exists() and "planted_agent2" not in sys.modules and len(app.state.store) == 0
+
+
+def test_the_largest_seed_starts_a_game_and_one_more_is_refused():
+    """'seed' is "a whole number 0..MAX_SEED" (2**63 - 1), both ends included.
+    Kills mutant wa1 (app.py _make_game: ``seed <= MAX_SEED`` -> ``seed < MAX_SEED``)."""
+    client, _ = _client(agents=("greedy", "random"))
+    response = client.post("/api/games", json={"mode": "watch", "seed": MAX_SEED})
+    assert response.status_code == 201, response.text
+    assert response.json()["seed"] == MAX_SEED
+    refused = client.post("/api/games", json={"mode": "watch", "seed": MAX_SEED + 1})
+    assert refused.status_code == 400 and f"0..{MAX_SEED}" in refused.json()["error"]
+
+
+def test_a_game_number_of_eighteen_digits_is_read(tmp_path):
+    """``?game=`` takes a whole number of up to 18 ASCII digits (leading zeros included).
+    Kills mutant wa2 (app.py _is_digits: ``len(text) <= MAX_DIGITS`` -> ``< MAX_DIGITS``)."""
+    path = tmp_path / "g.jsonl"
+    run_match(RulesConfig(num_players=2, target=60), ["greedy", "random"], 2, seed=3, records_path=path)
+    client, _ = _client(agents=("greedy", "random"))
+    headers = {"content-type": "application/octet-stream"}
+    response = client.post("/api/replays?game=" + "0" * 17 + "2", content=path.read_bytes(), headers=headers)
+    assert response.status_code == 200, response.text
+    assert response.json()["game"] == 2
+    too_long = client.post("/api/replays?game=" + "0" * 18 + "2", content=path.read_bytes(), headers=headers)
+    assert too_long.status_code == 400 and "allowed: a game number from 1" in too_long.json()["error"]

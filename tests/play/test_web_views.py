@@ -197,3 +197,75 @@ def test_the_tile_a_seat_drew_and_must_play_is_named_to_that_seat_only():
             assert view["must_play"] is None and game.must_play not in _tiles_named(view)
         found += 1
     assert found > 3
+
+
+def test_after_a_draw_no_tile_is_marked_as_last_played():
+    """``last_tile`` is the hand's latest step's tile only when that step was a play: after a draw (R13) the
+    drawn tile is in the drawer's hand, not on the layout, and is never named to another seat.
+    Kills mutant wv1 (views.py _last_played: ``< DRAW`` -> ``<= DRAW``)."""
+    draws = 0
+    for game, _ in random_states(3, games=3, seed=4):
+        last = game.events[-1] if game.events else None
+        for viewer in (None, 0, 1, 2):
+            view = position_view(game, _names(3), viewer=viewer)
+            if last is None or last[1] >= DRAW:
+                assert view["last_tile"] is None
+            else:
+                assert view["last_tile"] == last[2] and game.played_by[last[2]] >= 0
+        draws += last is not None and last[1] == DRAW
+    assert draws > 5
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_an_arm_is_started_only_once_a_tile_lies_on_it(players):
+    """R8/R11: N and S are not started before a tile is attached there; W and E start with the lead.
+    Kills mutant wv3 (views.py _end_view: ``arm_length > 0`` -> ``>= 0``)."""
+    seen_unstarted = 0
+    for game, _ in random_states(players, games=2, seed=players):
+        ends = position_view(game, _names(players))["layout"]["ends"]
+        for slot, end in enumerate(ends):
+            assert end["started"] == (game.arm_length[slot] > 0)
+            seen_unstarted += not end["started"]
+    assert seen_unstarted > 0
+
+
+def test_a_seated_person_gets_the_seed_and_the_record_only_when_the_game_is_over():
+    """R4: the hands are hidden; the seed (every later deal) and the record (every hand and the boneyard)
+    reveal them, so a seated person gets neither between hands, only once the game is over.
+    Kills mutant wg1 (games.py _may_see_everything: ``game.game_over`` -> ``game.hand_over``)."""
+    import numpy as np
+
+    from allfives_env.agents.random_agent import RandomAgent
+    from allfives_env.play.web.games import WAIT_DEAL, WAIT_NOTHING, WAIT_PERSON, RequestError, WebGame
+    from allfives_env.rules.config import RulesConfig
+
+    rng = np.random.default_rng(0)
+    web = WebGame("g", "play", RulesConfig(num_players=2), [None, RandomAgent()],
+                  ["You (player_0)", "player_1"], ["human", "random"], 11, human_seat=0)
+    between_hands = 0
+    while web.waiting_for() != WAIT_NOTHING:
+        view = web.view()
+        assert view["seed"] is None and view["record_ready"] is False
+        with pytest.raises(RequestError, match="ready when the game is over"):
+            web.record_text()
+        if web.waiting_for() == WAIT_PERSON:
+            legal = web.game.legal_actions()
+            web.move(web.version, legal[int(rng.integers(len(legal)))])
+        else:
+            between_hands += web.waiting_for() == WAIT_DEAL
+            web.advance(web.version)
+    assert between_hands >= 1
+    view = web.view()
+    assert view["seed"] == 11 and view["record_ready"] is True and web.record_text().endswith("\n")
+
+
+@pytest.mark.parametrize("number", [0, -1, 3])
+def test_pick_record_counts_games_from_1_and_refuses_the_rest(number):
+    """Game numbers run from 1: 0 is no game (it must not wrap round to the file's last game).
+    Kills mutant rp1 (replays.py pick_record: ``1 <= game_number`` -> ``0 <= game_number``)."""
+    from allfives_env.play.web.replays import pick_record
+
+    records = [{"game": 1}, {"game": 2}]
+    assert pick_record(records, 1) == {"game": 1} and pick_record(records, 2) == {"game": 2}
+    with pytest.raises(ValueError, match=rf"game {number} is out of range; the file holds games 1\.\.2"):
+        pick_record(records, number)

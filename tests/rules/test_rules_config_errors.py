@@ -9,6 +9,8 @@ import pytest
 from rules_testkit import fill_deal, tiles
 
 from allfives_env.rules import Game, RulesConfig
+from allfives_env.rules.actions import parse_action
+from allfives_env.rules.tiles import parse_tile
 
 
 # ---------------------------------------------------------------- RulesConfig
@@ -329,3 +331,13 @@ def test_a_deal_error_names_only_what_is_wrong():
     with pytest.raises(ValueError) as err:
         Game(config).start_game(np.random.default_rng(0), hands=[[0] * 9, [1] * 9])
     assert "repeated [0, 1]" in str(err.value) and "missing" not in str(err.value)
+
+
+@pytest.mark.parametrize("text", ["123", "1|2|3", "[1|2]3", "3-4-5"])
+def test_a_tile_name_with_more_than_two_halves_is_refused(text):
+    """R1: a tile has exactly two halves; a third digit is a typo, not the first two.
+    Kills mutant til2 (tiles.py parse_tile: ``len(digits) != 2`` -> ``< 2``)."""
+    with pytest.raises(ValueError, match="cannot read a tile"):
+        parse_tile(text)
+    with pytest.raises(ValueError, match="cannot read a tile"):
+        parse_action(f"{text}@E")

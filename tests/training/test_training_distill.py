@@ -307,3 +307,28 @@ def test_soft_targets_are_the_softmax_of_values_over_the_temperature():
     e = math.e
     assert got[0].tolist() == pytest.approx([1 / (1 + e), e / (1 + e), 0.0])
     assert soft_targets(values, masks, 0.0)[0].tolist() == [0.0, 1.0, 0.0]
+
+
+def _labels(rows=10, obs_dim=989, players=3):
+    rng = np.random.default_rng(0)
+    masks = np.zeros((rows, NUM_ACTIONS), np.int8)
+    masks[:, :3] = 1
+    values = np.where(masks.astype(bool), rng.normal(size=(rows, NUM_ACTIONS)), np.nan).astype(np.float32)
+    labels = {"inputs": rng.normal(size=(rows, obs_dim)).astype(np.float32), "masks": masks, "values": values,
+              "deal_seed": np.arange(rows, dtype=np.int64)}
+    meta = {"obs_dim": obs_dim, "net": {"activation": "relu", "skip": True}, "features": "lookahead",
+            "rules": RulesConfig(num_players=players).to_dict(), "teacher": "points now"}
+    return labels, meta
+
+
+def test_label_files_of_other_rules_are_not_fit_together(tmp_path):
+    """Labels made under other rules (here V5's divisor 3 instead of 5, the same input width) value the
+    placements differently: load_labels refuses to mix them, naming the rules.
+    Kills mutant di3 (distill.py load_labels: ``"rules"`` dropped from the compared keys)."""
+    labels, meta = _labels()
+    save_labels(tmp_path / "fives.npz", labels, meta)
+    save_labels(tmp_path / "threes.npz", labels, dict(meta, rules=RulesConfig(num_players=3, divisor=3).to_dict()))
+    both, _ = load_labels([tmp_path / "fives.npz", tmp_path / "fives.npz"])
+    assert len(both["inputs"]) == 20
+    with pytest.raises(ValueError, match="its player's rules differ from"):
+        load_labels([tmp_path / "fives.npz", tmp_path / "threes.npz"])

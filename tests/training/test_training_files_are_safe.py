@@ -6,6 +6,7 @@ file when unpickled: checkpoints and policy files (``ppo:PATH``, ``--resume``,
 """
 
 import os
+import stat
 import subprocess
 import sys
 
@@ -16,6 +17,7 @@ import torch
 from allfives_env.agents import make_agent
 from allfives_env.agents.ppo.policy_file import DIGEST_KEY, CheckpointError, read_checkpoint, with_digest
 from allfives_env.rules.record import read_records
+from training.checkpoint import atomic_write
 from training.cli import main as train_main
 from training.config import ConfigError, load_config
 
@@ -188,3 +190,39 @@ def test_a_failed_atomic_write_keeps_the_old_file_and_leaves_no_temp_file(tmp_pa
     assert path.read_bytes() == b"old" and sorted(os.listdir(tmp_path)) == ["latest.pt"]
     atomic_write(str(path), lambda f: f.write(b"new"), suffix=".pt")
     assert path.read_bytes() == b"new" and sorted(os.listdir(tmp_path)) == ["latest.pt"]
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o077])
+def test_an_atomically_written_file_has_the_permissions_a_plain_open_gives(tmp_path, umask):
+    """A temp file from mkstemp is 0600; the written file gets 0666 less the umask, as ``open(path, "w")``
+    would give (a shared run folder stays readable). Kills mutant ck2 (checkpoint.py atomic_write: the
+    ``os.chmod(tmp, 0o666 & ~umask)`` dropped)."""
+    old = os.umask(umask)
+    try:
+        path = tmp_path / "latest.pt"
+        atomic_write(path, lambda f: f.write(b"data"), suffix=".pt")
+        plain = tmp_path / "plain.txt"
+        plain.write_bytes(b"data")
+    finally:
+        os.umask(old)
+    assert path.read_bytes() == b"data"
+    assert stat.S_IMODE(path.stat().st_mode) == stat.S_IMODE(plain.stat().st_mode) == 0o666 & ~umask
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".tmp-")] == []
+
+
+def test_trainer_state_round_trips_through_a_checkpoint_with_its_tuples_and_arrays(tmp_path):
+    """from_plain is the inverse of to_plain, through a file read with weights_only: arrays come back as
+    arrays, numpy scalars as numbers, tuples as tuples and lists as lists.
+    Kills mutant ck3 (checkpoint.py to_plain: ``type(value)(...)`` -> ``list(...)``)."""
+    import numpy as np
+    import torch
+
+    from training.checkpoint import from_plain, to_plain
+
+    state = {"pair": (3, np.int64(4)), "rows": [np.arange(3), (np.float32(0.5), "x")], "none": None}
+    path = tmp_path / "state.pt"
+    torch.save(to_plain(state), path)
+    back = from_plain(torch.load(path, weights_only=True))
+    assert back["pair"] == (3, 4) and type(back["pair"]) is tuple
+    assert type(back["rows"]) is list and np.array_equal(back["rows"][0], np.arange(3))
+    assert back["rows"][1] == (0.5, "x") and type(back["rows"][1]) is tuple and back["none"] is None

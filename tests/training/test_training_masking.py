@@ -8,8 +8,8 @@ import torch
 
 from allfives_env.agents.ppo.network import PolicyNet, masked_entropy
 from allfives_env.rules.actions import NUM_ACTIONS
-from training.rollout import random_actions, sample_actions
-from training.update import evaluate_actions
+from training.rollout import Batch, random_actions, sample_actions
+from training.update import evaluate_actions, ppo_update
 
 
 def test_illegal_actions_are_never_sampled_even_with_huge_logits():
@@ -100,3 +100,26 @@ def test_the_ppo_loss_is_the_clipped_surrogate_minus_entropy_plus_the_value_loss
     assert stats["entropy"] == pytest.approx(ent.mean().item(), abs=1e-5) and stats["entropy"] > 0
     assert loss.item() == pytest.approx((pg - 0.1 * ent.mean() + 0.5 * v_loss).item(), abs=1e-5)
     assert stats["clipfrac"] == pytest.approx(0.75)  # 1.5, 0.6 and 0.7 lie outside [0.8, 1.2]
+
+
+@pytest.mark.parametrize("offset, scale, expected", [(0.25, 1.0, 1.0), (0.0, 0.0, 0.0), (0.0, 0.5, 0.75)])
+def test_explained_variance_is_one_minus_the_residual_share_of_the_returns_variance(offset, scale, expected):
+    """EV = 1 - Var(returns - values) / Var(returns), from the rollout's stored values: values off by a
+    constant explain everything (1), zeros nothing (0), half the returns three quarters (the residual is
+    half the returns: a quarter of the variance). Kills mutant up3 (update.py: ``np.var(y - v)`` -> ``np.var(v)``)."""
+    torch.manual_seed(0)
+    net = PolicyNet(6, [8])
+    n = 8
+    mask = np.zeros((n, NUM_ACTIONS), np.bool_)
+    mask[:, [3, 7, 112]] = True
+    returns = np.linspace(-1.0, 1.0, n).astype(np.float32)
+    values = (returns * scale + offset).astype(np.float32)
+    zeros = np.zeros(n, np.float32)
+    batch = Batch(np.random.default_rng(0).normal(size=(n, 6)).astype(np.float32), mask, np.full(n, 3, np.int64),
+                  np.full(n, -1.1, np.float32), values, zeros, returns, zeros, np.zeros(n, np.bool_),
+                  np.zeros(n, np.int64), np.arange(n))
+    cfg = SimpleNamespace(clip_coef=0.2, norm_adv=False, clip_vloss=False, ent_coef=0.0, vf_coef=0.5,
+                          minibatch_size=n, update_epochs=1, max_grad_norm=0.5, target_kl=None)
+    out = ppo_update(net, torch.optim.SGD(net.parameters(), lr=0.0), batch, cfg, np.random.default_rng(0))
+    assert out["explained_variance"] == pytest.approx(expected, abs=1e-6)
+    assert out["minibatches"] == 1 and out["early_stop"] == 0.0

@@ -153,3 +153,19 @@ def test_each_seat_returns_end_with_its_own_sides_outcome(monkeypatch):
     assert outcomes == [-1.0, -1.0, 1.0]
     winner = max(calls, key=lambda c: c[1])
     assert winner[0] == max(m for m, _ in calls)
+
+
+CHAMPION, OTHERS = "champion:value=none", "search:engine=compiled"
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+@pytest.mark.parametrize("seed", range(6))
+def test_every_seed_records_exactly_one_side(players, seed):
+    """Side ``seed % sides`` is recorded: with 4 players a partnership (R2: seats 0+2 or 1+3), so seeds 2 and 3
+    record sides 0 and 1 again, never nobody. Kills mutant vf2 (value_fit.py seat_specs:
+    ``deal_seed % config.num_sides`` -> ``% config.num_players``)."""
+    config = RulesConfig(num_players=players)
+    specs = seat_specs(config, seed)
+    side = seed % config.num_sides
+    assert specs == [CHAMPION if config.side_of(s) == side else OTHERS for s in range(players)]
+    assert specs.count(CHAMPION) == (2 if players == 4 else 1)

@@ -367,3 +367,25 @@ def test_random_legal_actions_checks_what_the_kernel_trusts():
         make_rng_state(0, -1)
     actions = random_legal_actions(out.mask, streams)
     assert all(out.mask[b, a] for b, a in enumerate(actions))
+
+
+def test_final_viewers_of_minus_one_in_a_narrow_dtype_are_the_default_viewer():
+    """``final_viewers``: "(B,) int64 seats, -1 for the default"; an int32 array is read the same (cast).
+    Kills mutant vb1 (vector/batched.py _check_viewers: ``viewers.min() < -1`` -> ``< 0``)."""
+    viewers = np.full(32, -1, np.int64)
+    viewers[::2] = 1
+    runs = []
+    for dtype in (np.int64, np.int32):
+        venv = VectorAllFives(32, num_players=2, episode="hand")
+        out, pick = venv.reset(seed=4), make_rng_state(1, 32)
+        seats, obs = [], []
+        for _ in range(60):
+            out = venv.step(random_legal_actions(out.mask, pick), final_viewers=viewers.astype(dtype))
+            seats.append(np.where(out.terminated, out.final_seat, -9))
+            obs.append(out.final_obs[out.terminated].copy())
+        runs.append((np.array(seats), np.concatenate(obs)))
+    (seats64, obs64), (seats32, obs32) = runs
+    np.testing.assert_array_equal(seats32, seats64)
+    np.testing.assert_array_equal(obs32, obs64)
+    default_ended = seats64[:, viewers < 0]
+    assert (default_ended >= 0).sum() > 0  # the default viewers' games ended too
