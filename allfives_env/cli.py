@@ -61,6 +61,7 @@ MAX_WORKERS = 256
 MAX_DELAY = 60.0
 #: GIF frame durations are whole hundredths of a second, at most 655.35 s
 MIN_FRAME_SECONDS, MAX_FRAME_SECONDS = 0.01, 600.0
+DEFAULT_FRAME_SECONDS = 0.6
 DEFAULT_TARGETS_TEXT = (f"the R3 target: {DEFAULT_TARGETS[2]} with 2 players, {DEFAULT_TARGETS[3]} with 3, "
                         f"{DEFAULT_TARGETS[4]} with 4")
 
@@ -519,8 +520,9 @@ def add_record(p):
     p.add_argument("--out", required=True, metavar="PATH",
                    help="NAME.gif for an animated GIF; FOLDER/ (or a name without an extension) for a folder "
                         "of numbered PNG frames (for a video)")
-    p.add_argument("--frame-seconds", type=_frame_seconds, default=0.6,
-                   help=f"seconds per GIF frame, {MIN_FRAME_SECONDS:g}..{MAX_FRAME_SECONDS:g} (default 0.6)")
+    p.add_argument("--frame-seconds", type=_frame_seconds, default=None,
+                   help=f"seconds per GIF frame, {MIN_FRAME_SECONDS:g}..{MAX_FRAME_SECONDS:g} (default "
+                        f"{DEFAULT_FRAME_SECONDS:g}; a GIF only)")
     p.add_argument("--players", type=players_arg, default=2, help="2, 3 or 4 (4 = two partnerships; default 2)")
     p.add_argument("--seed", type=seed_arg, default=0, help="seed of the deals and agents, >= 0 (default 0)")
     p.add_argument("--target", type=_target, default=None,
@@ -538,17 +540,21 @@ def run_record(args) -> int:
     names = _names_for(specs)
     config, agents = _config(args), _agents_for(specs)
     kind, out = _record_target(args.out)
+    if kind != "gif" and args.frame_seconds is not None:  # PNG frames have no duration: it would be ignored
+        raise ValueError(f"--frame-seconds sets a GIF's frame time, and --out {args.out} writes PNG frames; "
+                         "allowed: --out NAME.gif, or no --frame-seconds")
+    frame_seconds = DEFAULT_FRAME_SECONDS if args.frame_seconds is None else args.frame_seconds
     frames = []
     try:
         watch_session(config, agents, names, args.seed, make_console(io.StringIO(), color=False),
                       frame_sink=lambda game: frames.append(render_rgb(game, names)))
     except AgentError:  # an agent failed mid-game: the frames up to the failure are kept, then its one line
         try:
-            _save_frames(frames, out, kind, args.frame_seconds, " (the game up to an agent's failure)")
+            _save_frames(frames, out, kind, frame_seconds, " (the game up to an agent's failure)")
         except OSError as exc:  # the agent's failure stays the error
             print(f"the frames could not be written to {out}: {exc.strerror or exc}")
         raise
-    _save_frames(frames, out, kind, args.frame_seconds)
+    _save_frames(frames, out, kind, frame_seconds)
     return 0
 
 

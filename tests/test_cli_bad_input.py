@@ -96,6 +96,8 @@ def no_work(monkeypatch):
                                                                     "seconds from 0.01 to 600"]),
     (["record", *AGENTS, "--out", "x.gif", "--frame-seconds", "-1"], ["--frame-seconds: -1 is not allowed"]),
     (["record", *AGENTS, "--out", "x.gif", "--frame-seconds", "inf"], ["--frame-seconds: inf is not allowed"]),
+    (["record", *AGENTS, "--out", "frames", "--frame-seconds", "2"],  # PNG frames: was ignored
+     ["--frame-seconds sets a GIF's frame time, and --out frames writes PNG frames"]),
     (["replay", "x.jsonl", "--game", "0"], ["--game: 0 is not allowed", "positive whole number"]),
     # options that do not go together, commands that do not exist
     (["eval", *AGENTS, "--rating", "--records", "r.jsonl"], ["--records is not written with --rating"]),
