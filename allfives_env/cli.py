@@ -20,6 +20,7 @@ import math
 import os
 import sys
 
+from .arena.schedule import MAX_GAMES
 from .rules.config import DEFAULT_TARGETS, MAX_TARGET, RulesConfig, is_valid_target
 
 USAGE_ERROR = 2
@@ -56,7 +57,6 @@ class OneLineParser(argparse.ArgumentParser):
         sys.exit(USAGE_ERROR)
 
 
-MAX_GAMES = 1_000_000
 MAX_WORKERS = 256
 MAX_DELAY = 60.0
 #: GIF frame durations are whole hundredths of a second, at most 655.35 s

@@ -28,7 +28,7 @@ from ..env.options import check_count
 from ..rules.actions import DRAW
 from ..vector import make_rng_state, random_legal_actions
 from .greedy import greedy_from_observations
-from .heuristic_compiled import HeuristicScratch
+from .heuristic_compiled import HeuristicScratch, checked_out, game_indices
 from .search import MAX_SAMPLES
 from .search_compiled import HEURISTIC_WEIGHTS
 
@@ -42,6 +42,12 @@ class BatchedAgent:
     name = "agent"
 
     def actions(self, out, games, into):
+        """The agent's action in each game ``games[i]`` of the step output ``out``, written to ``into`` and
+        returned; ValueError for indices outside the env's games or an ``into`` that does not fit them."""
+        games = game_indices(games, len(out.mask))  # an index past the games reads another game's memory
+        return self._actions(out, games, checked_out(into, games))
+
+    def _actions(self, out, games, into):
         raise NotImplementedError
 
     def before_step(self, actions):
@@ -69,7 +75,7 @@ class BatchedRandom(BatchedAgent):
     def __init__(self, venv, seed):
         self._streams = make_rng_state(seed, venv.num_envs)
 
-    def actions(self, out, games, into):
+    def _actions(self, out, games, into):
         # a game's stream advances only when that game asks, so its choices do not depend on the other games
         streams = self._streams[games]
         random_legal_actions(out.mask[games], streams, into)
@@ -91,7 +97,7 @@ class BatchedGreedy(BatchedAgent):
     def __init__(self, venv):
         self._points_offset = venv.layout.offset("placement_points")
 
-    def actions(self, out, games, into):
+    def _actions(self, out, games, into):
         return greedy_from_observations(out.obs[games], out.mask[games], self._points_offset, into)
 
 
@@ -104,7 +110,7 @@ class BatchedHeuristic(BatchedAgent):
         self._venv = venv
         self._scratch = HeuristicScratch(venv.num_sides)
 
-    def actions(self, out, games, into):
+    def _actions(self, out, games, into):
         return self._scratch.moves(self._venv.compiled_state(), games, HEURISTIC_WEIGHTS, into)
 
 
@@ -146,7 +152,7 @@ class BatchedPolicy(BatchedAgent):
         if self._tracker is not None:
             self._tracker.load_state_dict(state["exclusions"])
 
-    def actions(self, out, games, into):
+    def _actions(self, out, games, into):
         if len(games) == 0:
             return into
         mask = out.mask[games]
@@ -185,7 +191,7 @@ class BatchedSearch(BatchedAgent):
     def load_state_dict(self, state):
         self._searcher.rng[...] = state["rng"]
 
-    def actions(self, out, games, into):
+    def _actions(self, out, games, into):
         from .search import best_action
 
         greedy = self._greedy.actions(out, games, np.empty(len(games), np.int64))

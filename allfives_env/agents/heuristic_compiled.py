@@ -59,16 +59,21 @@ def heuristic_actions(venv, games, out=None, agent=None) -> np.ndarray:
     used (None: the default weights). ``out[i]`` equals ``agent.act(view, view.legal_actions)``
     on the same position; a forced draw or pass is returned as is. Raises ``ValueError``
     for bad ``games`` or ``out`` before reading anything."""
-    games = _game_indices(games, venv.num_envs)
-    if out is None:
-        out = np.empty(len(games), np.int64)
-    elif not isinstance(out, np.ndarray) or out.dtype != np.int64 or out.shape != games.shape:
-        raise ValueError(f"out must be an int64 array of shape {games.shape} (one action per game index)")
+    games = game_indices(games, venv.num_envs)
+    out = np.empty(len(games), np.int64) if out is None else checked_out(out, games)
     weights = HEURISTIC_WEIGHTS if agent is None else agent.weight_array()
     return HeuristicScratch(venv.num_sides).moves(venv.compiled_state(), games, weights, out)
 
 
-def _game_indices(games, num_envs) -> np.ndarray:
+def checked_out(out, games) -> np.ndarray:
+    """``out``, a writable int64 array with one entry per game index, or ValueError naming what is allowed."""
+    if not isinstance(out, np.ndarray) or out.dtype != np.int64 or out.shape != games.shape \
+            or not out.flags.writeable:
+        raise ValueError(f"out must be a writable int64 array of shape {games.shape} (one action per game index)")
+    return out
+
+
+def game_indices(games, num_envs) -> np.ndarray:
     """``games`` as int64 indices, or ValueError naming what is allowed."""
     games = np.asarray(games)
     if games.ndim != 1 or (games.size and games.dtype.kind not in "iu"):

@@ -17,7 +17,7 @@ from ..rules.config import RulesConfig
 from ..rules.record import write_records
 from .game import AgentError, is_builtin_agent, play_game, seat_agent
 from .outputs import check_output_file
-from .schedule import agent_seeds, deal_seed, num_deals, rotations, seat_agents
+from .schedule import MAX_GAMES, agent_seeds, deal_seed, num_deals, rotations, seat_agents
 from .stats import GameResult, MatchResult
 
 
@@ -77,7 +77,7 @@ def _check_match(config, specs, games, workers):
     if not isinstance(specs, (list, tuple)):
         raise ValueError(f"specs={specs!r} is not allowed; allowed: a list of {config.num_sides} agent specs or "
                          f"agents (one per {'partnership' if config.num_players == 4 else 'player'})")
-    check_count("games", games)
+    check_count("games", games, maximum=MAX_GAMES)
     check_count("workers", workers)
     objects = [spec for spec in specs if not isinstance(spec, str)]
     if workers > 1:

@@ -15,6 +15,9 @@ from its seed, with any number of worker processes.
 
 from ..rules.config import RulesConfig
 
+#: The most games a match may ask for: its schedule is built before the first game, in memory.
+MAX_GAMES = 1_000_000
+
 
 def num_deals(games: int, num_sides: int) -> int:
     """Deals needed for ``games`` games: whole rotations, rounded up."""

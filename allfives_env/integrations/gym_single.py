@@ -139,7 +139,7 @@ class SingleAgentAllFives(gymnasium.Env):
         super().reset(seed=None if seed is None else int(seed))
         try:
             return self._reset_episode(seat_override, options)
-        except ValueError:  # a position the AEC env refuses (before it changed anything)
+        except Exception:  # e.g. a position the AEC env refuses (before it changed anything): the generator too
             self._np_random, self._np_random_seed, state = before
             if state is not None:
                 self._np_random.bit_generator.state = state

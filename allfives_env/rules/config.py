@@ -20,7 +20,12 @@ MAX_TARGET = 10_000
 def is_valid_target(value) -> bool:
     """V2: a real number of points (not a bool), above 0 and at most :data:`MAX_TARGET` (inf: a game that
     never ends)."""
-    return not isinstance(value, bool) and isinstance(value, Real) and math.isfinite(value) and 0 < value <= MAX_TARGET
+    if isinstance(value, bool) or not isinstance(value, Real):
+        return False
+    try:
+        return math.isfinite(value) and 0 < value <= MAX_TARGET
+    except OverflowError:  # an int beyond a float's range
+        return False
 
 
 def sides_for(num_players: int) -> int:

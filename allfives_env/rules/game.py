@@ -21,6 +21,7 @@ tile: **private** to the drawer; public views must hide it (see
 """
 
 import math
+from collections.abc import Mapping, Set
 from numbers import Real
 
 from .actions import DRAW, PASS, E, N, S, W, placement_id, slot_of, tile_of
@@ -483,6 +484,11 @@ def validate_deal(config: RulesConfig, hands, boneyard, rng):
     A missing boneyard is filled with the tiles not in any hand, shuffled by ``rng``.
     """
     n, size = config.num_players, config.tiles_per_hand
+    _check_list(hands, "hands", "one list of tile ids per seat")
+    for hand in hands:
+        _check_list(hand, "hands", "one list of tile ids per seat")
+    if boneyard is not None:
+        _check_list(boneyard, "boneyard", "a list of tile ids in draw order")
     if len(hands) != n:
         raise ValueError(f"'hands' has {len(hands)} hands; {n} players need {n} (one per seat)")
     hands = [[_tile_id(t, "hands") for t in hand] for hand in hands]
@@ -517,14 +523,20 @@ def validate_leader(config: RulesConfig, leader) -> int:
     return int(leader)
 
 
+def _check_list(value, name, allowed):
+    """A list, tuple or array: a dict, set or string would be read by its keys, in no order or by characters."""
+    if isinstance(value, (str, bytes, Mapping, Set)) or not (hasattr(value, "__len__") and hasattr(value, "__iter__")):
+        raise ValueError(f"{name!r} holds {value!r}; allowed: {allowed}")
+
+
 def validate_scores(config: RulesConfig, scores) -> list:
+    _check_list(scores, "scores", "a list of each side's score")
     if len(scores) != config.num_sides:
         raise ValueError(f"'scores' needs {config.num_sides} entries (one per side), got {len(scores)}")
     out = []
     for side, score in enumerate(scores):
         # R24: exact whole or half points; NumPy numbers are fine, inf/nan are not.
-        if isinstance(score, bool) or not isinstance(score, Real) or not math.isfinite(score) \
-                or (2 * score) != int(2 * score):
+        if isinstance(score, bool) or not isinstance(score, Real) or not _is_half_points(score):
             raise ValueError(f"score of side {side} is {score!r}; scores are finite whole or half points")
         if score >= config.target_points:
             raise ValueError(f"score of side {side} is {score}, already at the target {config.target_points}")
@@ -532,10 +544,18 @@ def validate_scores(config: RulesConfig, scores) -> list:
     return out
 
 
+def _is_half_points(score) -> bool:
+    """R24: a finite number of whole or half points."""
+    try:
+        return math.isfinite(score) and 2 * score == int(2 * score)
+    except OverflowError:  # an int beyond a float's range, or a float whose double is
+        return False
+
+
 def _tile_id(tile, where):
     try:
         as_int = int(tile)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: inf
         as_int = None
     if isinstance(tile, bool) or as_int is None or as_int != tile or not 0 <= as_int < 28:
         raise ValueError(f"{tile!r} in {where!r} is not a tile id; allowed integers 0..27")

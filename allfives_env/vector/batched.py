@@ -12,7 +12,7 @@ from ..compiled.step import reset_all, set_deal, step_all_parallel, step_all_ser
 from ..env.encoders import default_layout
 from ..env.options import ENV_OPTIONS, EnvOptions, check_bool, check_count, check_seed
 from ..rules.actions import NUM_ACTIONS, action_name
-from ..rules.config import RulesConfig
+from ..rules.config import RulesConfig, is_int
 from ..rules.game import validate_deal, validate_scores
 
 
@@ -251,26 +251,32 @@ class VectorAllFives:
         Those games' ``rewards``/``terminated`` keep their last values."""
         if not self._started:
             raise RuntimeError("call reset() before set_position()")
-        indices = [int(i) for i in np.atleast_1d(indices)]
+        indices = list(np.atleast_1d(indices))
         if not (len(hands) == len(boneyards) == len(leaders) == len(indices)):
             raise ValueError("indices, hands, boneyards and leaders need one entry per game")
         if scores is not None and len(scores) != len(indices):
             raise ValueError("scores needs one entry per game (or None)")
-        out, n = self._out, self.num_players
-        for k, b in enumerate(indices):
-            if not 0 <= b < self.num_envs:
-                raise ValueError(f"game index {b} is out of range; allowed 0..{self.num_envs - 1}")
-            hand_lists, bone = validate_deal(self.config, hands[k], boneyards[k], None)
-            leader = leaders[k]
-            if isinstance(leader, bool) or int(leader) != leader or not 0 <= int(leader) < n:
-                raise ValueError(f"leader={leader!r} of game {b} is not a seat; allowed 0..{n - 1}")
-            start = [0.0] * self.num_sides if scores is None or scores[k] is None else \
-                validate_scores(self.config, list(scores[k]))
-            order = np.array([t for hand in hand_lists for t in hand] + bone, np.int64)
-            set_deal(b, order, int(leader), np.array(start, np.float64), self._st, self._hands, self._scores,
-                       self._hstart, self._cfg, self._fcfg, self._off, out.to_move, out.obs, out.mask,
-                       out.scores, out.new_hand)
+        # every entry is checked before any game changes: a refused call leaves all games as they were
+        deals = [self._checked_deal(k, b, hands, boneyards, leaders, scores) for k, b in enumerate(indices)]
+        out = self._out
+        for b, order, leader, start in deals:
+            set_deal(b, order, leader, start, self._st, self._hands, self._scores, self._hstart, self._cfg,
+                     self._fcfg, self._off, out.to_move, out.obs, out.mask, out.scores, out.new_hand)
         return out
+
+    def _checked_deal(self, k, b, hands, boneyards, leaders, scores):
+        """Entry ``k`` of :meth:`set_position` as ``(game, tile order, leader, scores)``, or ValueError."""
+        n = self.num_players
+        if not is_int(b) or not 0 <= b < self.num_envs:
+            raise ValueError(f"game index {b} is not allowed; allowed: a whole number 0..{self.num_envs - 1}")
+        hand_lists, bone = validate_deal(self.config, hands[k], boneyards[k], None)
+        leader = leaders[k]
+        if not is_int(leader) or not 0 <= leader < n:
+            raise ValueError(f"leader={leader!r} of game {b} is not a seat; allowed 0..{n - 1}")
+        start = [0.0] * self.num_sides if scores is None or scores[k] is None else \
+            validate_scores(self.config, list(scores[k]))
+        order = np.array([t for hand in hand_lists for t in hand] + bone, np.int64)
+        return int(b), order, int(leader), np.array(start, np.float64)
 
     def views(self, obs) -> dict:
         """Named views of observations (``views(out.obs)["hand"]`` has shape (B, 28))."""

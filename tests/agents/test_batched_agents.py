@@ -117,3 +117,26 @@ def test_the_batched_search_plays_legal_moves_and_beats_greedy():
         assert all(out.mask[b, got[b]] for b in picks)
     result = batched_match(RulesConfig(num_players=2), ["search:engine=compiled,samples=8", "greedy"], 40, seed=2)
     assert result["win_share"].mean() > 0.7
+
+
+@pytest.mark.parametrize("spec", ["random", "greedy", "heuristic", "search:engine=compiled,samples=2",
+                                  "ppo:checkpoints/ppo_2p.pt"])
+@pytest.mark.parametrize("games, words", [
+    ([5], "games holds indices outside 0..2"),  # heuristic: another game's memory read (a garbage action)
+    ([100_000_000], "games holds indices outside 0..2"),  # heuristic: a segmentation fault
+    ([-1], "games holds indices outside 0..2"),  # every agent: numpy's wrap-around played the last game
+    (np.array([0.0]), "games must be a 1-D array of integer game indices"),
+])
+def test_a_batched_agent_refuses_game_indices_outside_the_env(spec, games, words):
+    venv = VectorAllFives(3)
+    out = venv.reset(seed=0)
+    agent = make_batched_agent(spec, venv)
+    into = np.full(len(games), -7, np.int64)
+    with pytest.raises(ValueError, match=words):
+        agent.actions(out, games, into)
+    assert (into == -7).all()
+    read_only = np.zeros(1, np.int64)
+    read_only.flags.writeable = False
+    with pytest.raises(ValueError, match="out must be a writable int64 array of shape"):
+        agent.actions(out, np.array([0]), read_only)
+    assert agent.actions(out, np.array([2, 0]), np.empty(2, np.int64)).shape == (2,)  # in range: played

@@ -103,13 +103,19 @@ def test_the_state_is_only_read():
     assert venv.compiled_state().st is venv._st  # the live arrays, not copies
 
 
+def _read_only(array):
+    array.flags.writeable = False
+    return array
+
+
 @pytest.mark.parametrize("games, out, message", [
     (np.array([[0, 1]]), None, "games must be a 1-D array of integer game indices"),
     (np.array([0.0, 1.0]), None, "games must be a 1-D array of integer game indices"),
     ([0, 8], None, r"games holds indices outside 0..7"),
     ([-1], None, r"games holds indices outside 0..7"),
-    ([0, 1], np.empty(3, np.int64), r"out must be an int64 array of shape \(2,\)"),
-    ([0, 1], np.empty(2, np.int32), r"out must be an int64 array of shape \(2,\)"),
+    ([0, 1], np.empty(3, np.int64), r"out must be a writable int64 array of shape \(2,\)"),
+    ([0, 1], np.empty(2, np.int32), r"out must be a writable int64 array of shape \(2,\)"),
+    ([0, 1], _read_only(np.empty(2, np.int64)), r"out must be a writable int64 array"),  # was a numba TypingError
 ])
 def test_bad_games_or_out_raise(games, out, message):
     venv = VectorAllFives(8, num_players=2)

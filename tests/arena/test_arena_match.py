@@ -171,7 +171,7 @@ def test_wrong_spec_count_is_an_error():
 
 
 @pytest.mark.parametrize("options, words", [
-    ({"games": 1.5}, "games=1.5 is not allowed; allowed: a positive whole number"),  # was int()'s TypeError
+    ({"games": 1.5}, "games=1.5 is not allowed; allowed: a whole number from 1 to 1,000,000"),  # was int()'s TypeError
     ({"games": "4"}, "games='4' is not allowed"),
     ({"games": True}, "games=True is not allowed"),  # was 1 game
     ({"workers": 0}, "workers=0 is not allowed; allowed: a positive whole number"),  # was played inline
@@ -347,3 +347,12 @@ def test_each_agent_is_charged_the_cpu_time_of_the_side_it_played():
     a, b = match.to_dict()["agents"]
     assert a["act_cpu_seconds_per_game"] == pytest.approx((1.0 + 2.0) / 2)
     assert b["act_cpu_seconds_per_game"] == pytest.approx((3.0 + 5.0) / 2)
+
+
+def test_a_match_past_the_most_games_is_refused_before_its_schedule_is_built():
+    """The schedule is built in memory first: 10**12 games were killed for memory (24 GB) instead."""
+    from allfives_env.arena.schedule import MAX_GAMES
+
+    with pytest.raises(ValueError, match=f"games={MAX_GAMES + 1} is not allowed; allowed: a whole number from 1 to "
+                                         f"{MAX_GAMES:,}"):
+        run_match(RulesConfig(num_players=2), ["heuristic", "greedy"], games=MAX_GAMES + 1)

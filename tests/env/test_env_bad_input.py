@@ -107,6 +107,15 @@ def test_bad_construction_options(kwargs, message):
     ({"scores": [1.25, 0]}, "whole or half points"),
     ({"scores": [0]}, "'scores' needs 2 entries"),
     ({"boneyard": list(range(10))}, "a 'boneyard' needs the 'hands'"),
+    # numbers past a float's range: OverflowError before
+    ({"scores": [1e308, 0]}, "score of side 0 is 1e+308; scores are finite whole or half points"),
+    ({"scores": [10 ** 400, 0]}, "scores are finite whole or half points"),
+    ({"hands": [list(range(8)) + [float("inf")], list(range(9, 18))]}, "inf in 'hands' is not a tile id"),
+    # containers read by their keys, their unordered items or their characters: a dict's keys were the scores
+    ({"scores": {0: 100, 1: 50}}, "'scores' holds {0: 100, 1: 50}; allowed: a list of each side's score"),
+    ({"hands": 5}, "'hands' holds 5; allowed: one list of tile ids per seat"),  # a TypeError
+    ({"hands": [set(range(9)), list(range(9, 18))]}, "'hands' holds {0, 1,"),
+    ({"hands": [list(range(9)), list(range(9, 18))], "boneyard": "abc"}, "'boneyard' holds 'abc'"),
 ])
 def test_malformed_deals(options, message):
     env = allfives_env.env(num_players=2)

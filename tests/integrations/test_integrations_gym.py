@@ -403,3 +403,20 @@ def test_an_illegal_action_reports_the_points_that_were_waiting():
     assert penalized[1] == pytest.approx(plain[0] + lead_points)  # the waiting -lead_points went with the penalty
     assert sum(penalized) == pytest.approx(sum(plain) - 1.0)
     assert penalized[2:] == plain[1:]
+
+
+def test_a_reset_refused_by_any_error_leaves_the_generator_as_it_was(monkeypatch):
+    """The generator is restored whatever the refusal's type (it was for ValueError alone: a TypeError from a
+    malformed option left it advanced, or re-seeded with a given seed, and later episodes differed)."""
+    env = SingleAgentAllFives(num_players=2, opponents="random")
+    env.reset(seed=3)
+    state, seed = env.np_random.bit_generator.state, env._np_random_seed
+
+    def refuse(*args, **kwargs):
+        raise TypeError("refused")
+
+    monkeypatch.setattr(env.aec, "reset", refuse)
+    for given in (None, 7):
+        with pytest.raises(TypeError, match="refused"):
+            env.reset(seed=given, options={"leader": 1})
+        assert env.np_random.bit_generator.state == state and env._np_random_seed == seed

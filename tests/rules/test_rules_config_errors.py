@@ -341,3 +341,10 @@ def test_a_tile_name_with_more_than_two_halves_is_refused(text):
         parse_tile(text)
     with pytest.raises(ValueError, match="cannot read a tile"):
         parse_action(f"{text}@E")
+
+
+@pytest.mark.parametrize("target", [10 ** 400, -(10 ** 400)])
+def test_a_target_beyond_a_floats_range_is_refused_not_an_overflow(target):
+    """V2: an int too large for a float made ``math.isfinite`` raise OverflowError."""
+    with pytest.raises(ValueError, match="target=.* is not allowed"):
+        RulesConfig(target=target)

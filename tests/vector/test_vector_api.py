@@ -389,3 +389,31 @@ def test_final_viewers_of_minus_one_in_a_narrow_dtype_are_the_default_viewer():
     np.testing.assert_array_equal(obs32, obs64)
     default_ended = seats64[:, viewers < 0]
     assert (default_ended >= 0).sum() > 0  # the default viewers' games ended too
+
+
+def _position(num_envs=2):
+    venv = VectorAllFives(num_envs=num_envs)
+    venv.reset(seed=0)
+    hands, boneyard = [list(range(9)), list(range(9, 18))], list(range(18, 28))
+    return venv, hands, boneyard
+
+
+@pytest.mark.parametrize("indices, leaders, scores, words", [
+    ([0, 1], [1, 7], None, "leader=7 of game 1 is not a seat; allowed 0..1"),  # game 0 was dealt, then refused
+    ([0, 1], [1, 0], [[0, 0], [250, 0]], "already at the target"),
+    ([0, 5], [1, 0], None, "game index 5 is not allowed; allowed: a whole number 0..1"),
+    ([0.9], [0], None, "game index .*0.9.* is not allowed"),  # was game 0
+    ([True], [0], None, "game index .*True.* is not allowed"),  # was game 1
+    ([0], [None], None, "leader=None of game 0 is not a seat"),  # int()'s own message
+    ([0], ["x"], None, "leader='x' of game 0 is not a seat"),
+    ([0], [float("inf")], None, "leader=inf of game 0 is not a seat"),  # OverflowError
+    ([0], [0], [[1e308, 0]], "score of side 0 is 1e\\+308; scores are finite whole or half points"),  # OverflowError
+])
+def test_set_position_refuses_a_bad_entry_before_any_game_changes(indices, leaders, scores, words):
+    venv, hands, boneyard = _position()
+    before = {name: value.copy() for name, value in venv.state_dict().items() if isinstance(value, np.ndarray)}
+    with pytest.raises(ValueError, match=words):
+        venv.set_position(indices, [hands] * len(indices), [boneyard] * len(indices), leaders, scores)
+    after = venv.state_dict()
+    for name, value in before.items():
+        np.testing.assert_array_equal(after[name], value, err_msg=name)
