@@ -411,9 +411,15 @@ def _position(num_envs=2):
 ])
 def test_set_position_refuses_a_bad_entry_before_any_game_changes(indices, leaders, scores, words):
     venv, hands, boneyard = _position()
-    before = {name: value.copy() for name, value in venv.state_dict().items() if isinstance(value, np.ndarray)}
+    before = _arrays(venv.state_dict())
     with pytest.raises(ValueError, match=words):
         venv.set_position(indices, [hands] * len(indices), [boneyard] * len(indices), leaders, scores)
-    after = venv.state_dict()
+    after = _arrays(venv.state_dict())
+    assert len(before) == len(after) > 10
     for name, value in before.items():
         np.testing.assert_array_equal(after[name], value, err_msg=name)
+
+
+def _arrays(state):
+    """Every array of a state_dict, by its path."""
+    return {f"{part}.{name}": value for part in ("games", "out") for name, value in state[part].items()}
