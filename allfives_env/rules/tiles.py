@@ -4,6 +4,8 @@ Every table here is an immutable tuple computed once at import; nothing in
 this module changes at run time.
 """
 
+import re
+
 NUM_TILES = 28
 NUM_SUITS = 7
 
@@ -42,12 +44,17 @@ def tile_name(tile: int) -> str:
     return f"[{TILE_LOW[tile]}|{TILE_HIGH[tile]}]"
 
 
+#: A tile's name: ``3|5``, ``[3|5]``, ``3-5`` or ``35``, spaces allowed around its parts.
+_TILE_TEXT = re.compile(r"\s*(\[?)\s*([0-6])\s*[|-]?\s*([0-6])\s*(\]?)\s*")
+
+
 def parse_tile(text: str) -> int:
-    """Parse ``"3|5"``, ``"[3|5]"``, ``"3-5"`` or ``"35"`` into a tile index."""
-    digits = [c for c in text if c.isdigit()]
-    if len(digits) != 2:
+    """Parse ``"3|5"``, ``"[3|5]"``, ``"3-5"`` or ``"35"`` into a tile index; anything else (a third half,
+    a sign, other characters) is a ValueError."""
+    match = _TILE_TEXT.fullmatch(text) if isinstance(text, str) else None
+    if match is None or bool(match.group(1)) != bool(match.group(4)):  # brackets come in pairs
         raise ValueError(f"cannot read a tile from {text!r}; write it as [a|b] with halves 0..6")
-    return tile_index(int(digits[0]), int(digits[1]))
+    return tile_index(int(match.group(2)), int(match.group(3)))
 
 
 def mask_to_tiles(mask: int) -> list:

@@ -348,3 +348,16 @@ def test_a_target_beyond_a_floats_range_is_refused_not_an_overflow(target):
     """V2: an int too large for a float made ``math.isfinite`` raise OverflowError."""
     with pytest.raises(ValueError, match="target=.* is not allowed"):
         RulesConfig(target=target)
+
+
+@pytest.mark.parametrize("text", ["x3y5", "-1|2", "3|5|", "[3|5", "3|5]", "3||5", "7|1", "\u0663|5", "3 5 x"])
+def test_a_tile_name_with_other_characters_is_refused(text):
+    """R1: a tile is two halves 0..6, written [a|b], a|b, a-b or ab; the digits were picked out of any text
+    ('x3y5' read as [3|5], '-1|2' as [1|2])."""
+    with pytest.raises(ValueError, match="cannot read a tile"):
+        parse_tile(text)
+
+
+@pytest.mark.parametrize("text", ["3|5", "[3|5]", "3-5", "35", " [ 5 | 3 ] ", "5-3"])
+def test_every_documented_way_of_writing_a_tile_reads_it(text):
+    assert parse_tile(text) == parse_tile("[3|5]")
