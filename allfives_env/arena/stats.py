@@ -93,7 +93,12 @@ class MatchResult:
 
 
 def wilson_interval(successes: float, n: int, z: float = 1.959963984540054) -> tuple:
-    """95% Wilson score interval for a proportion (half successes allowed)."""
+    """95% Wilson score interval for a proportion (half successes allowed): ``successes`` from 0 to ``n``, ``z``
+    positive; no games (``n`` 0) know nothing: (0, 1)."""
+    if not (math.isfinite(z) and z > 0):
+        raise ValueError(f"z={z!r} is not allowed; allowed: a positive number (1.96 for 95%)")
+    if not 0 <= successes <= max(n, 0):  # nan included
+        raise ValueError(f"successes={successes!r} of n={n!r} is not allowed; allowed: 0 to n")
     if n <= 0:
         return (0.0, 1.0)
     p = successes / n

@@ -381,5 +381,16 @@ def _check_row_array(name, array, rows, dtype, example):
 def make_rng_state(seed, num) -> np.ndarray:
     """``num`` independent SplitMix64 streams from ``seed`` for :func:`random_legal_actions`."""
     rng = np.zeros(check_count("num", num, minimum=0), np.uint64)
-    seed_streams(rng, np.random.SeedSequence(seed).generate_state(1, np.uint64)[0])
+    seed_streams(rng, _entropy(seed))
     return rng
+
+
+def _entropy(seed) -> np.uint64:
+    """One 64-bit word from ``seed`` (a whole number >= 0, or a sequence of them), or ValueError."""
+    allowed = "a whole number >= 0, or a list of them"
+    if isinstance(seed, (bool, np.bool_)):  # SeedSequence would read True as 1
+        raise ValueError(f"seed={seed!r} is not allowed; allowed: {allowed}")
+    try:
+        return np.random.SeedSequence(seed).generate_state(1, np.uint64)[0]
+    except (TypeError, ValueError):
+        raise ValueError(f"seed={seed!r} is not allowed; allowed: {allowed}") from None

@@ -34,6 +34,19 @@ def test_wilson_interval_known_values():
     assert wilson_interval(0, 0) == (0.0, 1.0)
 
 
+@pytest.mark.parametrize("args, words", [
+    ((5, 3), "successes=5 of n=3 is not allowed; allowed: 0 to n"),  # was math's "math domain error"
+    ((-1, 3), "successes=-1 of n=3"),
+    ((float("nan"), 3), "successes=nan of n=3"),  # was (0, 1), as if no games
+    ((1, 0), "successes=1 of n=0"),  # was (0, 1)
+    ((1, 3, -1.96), "z=-1.96 is not allowed; allowed: a positive number"),  # an interval upside down
+    ((1, 3, 0.0), "z=0.0 is not allowed"),
+])
+def test_wilson_interval_refuses_what_is_not_a_proportion(args, words):
+    with pytest.raises(ValueError, match=words):
+        wilson_interval(*args)
+
+
 def test_rotations():
     assert rotations(2) == [(0, 1), (1, 0)]
     assert rotations(3) == [(0, 1, 2), (1, 2, 0), (2, 0, 1)]

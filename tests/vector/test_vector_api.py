@@ -423,3 +423,10 @@ def test_set_position_refuses_a_bad_entry_before_any_game_changes(indices, leade
 def _arrays(state):
     """Every array of a state_dict, by its path."""
     return {f"{part}.{name}": value for part in ("games", "out") for name, value in state[part].items()}
+
+
+@pytest.mark.parametrize("seed", [True, -1, 1.5, "x"])
+def test_make_rng_state_refuses_a_seed_that_is_not_whole_numbers(seed):
+    """As every other seed of the package: True read as 1, and numpy's own messages for the rest, before."""
+    with pytest.raises(ValueError, match=f"seed={seed!r} is not allowed; allowed: a whole number >= 0"):
+        make_rng_state(seed, 2)
