@@ -100,8 +100,9 @@ class AllFivesMultiAgentEnv(MultiAgentEnv):
         agent = aec.agent_selection
         if aec.terminations[agent]:
             raise ValueError("the episode is over; call reset() first")
-        if agent not in action_dict:
-            raise ValueError(f"{agent} is to move; got actions for {sorted(action_dict)}")
+        if set(action_dict) != {agent}:  # an action for another agent would be dropped unseen
+            raise ValueError(f"{agent} is to move, alone; got actions for {sorted(map(str, action_dict))}; "
+                             f"allowed: {{{agent!r}: action}}")
         action = as_action_id(action_dict[agent])  # not an id of the space: raised, penalized or not
         if self.illegal_action == "penalize" and not aec.observe(agent)["action_mask"][action]:
             reward = self._reward(agent) + self.illegal_reward * self.reward_scale

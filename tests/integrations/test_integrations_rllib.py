@@ -94,6 +94,17 @@ def test_illegal_actions_and_bad_config():
     assert np.array_equal(obs2[agent]["observations"], o["observations"])
     with pytest.raises(ValueError, match="is to move"):
         env.step({"player_9": 0})
+    other = "player_1" if agent == "player_0" else "player_0"
+
+    def position():
+        game = env.aec.game
+        return tuple(game.scores), tuple(game.hands), tuple(game.played_by), env.aec.agent_selection
+
+    state = position()
+    for extra in ({agent: 0, "player_9": 0}, {agent: 0, other: 0}):  # the extra action was dropped unseen
+        with pytest.raises(ValueError, match=rf"{agent} is to move, alone; got actions for .*allowed: "):
+            env.step(extra)
+    assert position() == state
     strict = AllFivesMultiAgentEnv({"illegal_action": "raise"})
     obs, _ = strict.reset(seed=0)
     (agent, o), = obs.items()
