@@ -308,11 +308,16 @@ class HistoryEncoder:
 ENCODERS = {"default": DefaultEncoder, "history": HistoryEncoder}
 
 
+def check_encoder_name(spec):
+    """Refuse a string ``spec`` that names no encoder of :data:`ENCODERS` (a class or instance passes)."""
+    if isinstance(spec, str) and spec not in ENCODERS:
+        raise ValueError(f"unknown encoder {spec!r}; allowed: {sorted(ENCODERS)} or an encoder class/instance")
+
+
 def make_encoder(spec, config: RulesConfig):
     """An encoder from a name in :data:`ENCODERS`, an encoder class, or an instance."""
+    check_encoder_name(spec)
     if isinstance(spec, str):
-        if spec not in ENCODERS:
-            raise ValueError(f"unknown encoder {spec!r}; allowed: {sorted(ENCODERS)} or an encoder class/instance")
         return ENCODERS[spec](config)
     if isinstance(spec, type):
         try:

@@ -53,7 +53,7 @@ from gymnasium import spaces
 from ..agents.base import BaseAgent
 from ..agents.registry import make_agent
 from ..env.aec import IllegalActionError, ResetNeededError, as_action_id, raw_env
-from ..env.encoders import make_encoder
+from ..env.encoders import check_encoder_name, make_encoder
 from ..env.options import check_choice, check_number, check_seed
 from ..rules.actions import NUM_ACTIONS, check_action_id
 from ..rules.view import player_view
@@ -335,6 +335,9 @@ class PolicyAgent(BaseAgent):
         check_choice("obs", obs, OBS_MODES)
         if not callable(predict):
             raise ValueError(f"predict={predict!r} is not allowed; allowed: a callable predict(obs, mask) -> action")
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"name={name!r} is not allowed; allowed: a non-empty string (the arena's label)")
+        check_encoder_name(encoder)  # now, not at its first game
         self.predict, self.obs_mode, self.encoder_spec, self.name = predict, obs, encoder, name
         self._encoders = {}
 

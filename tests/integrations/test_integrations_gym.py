@@ -445,3 +445,13 @@ def test_a_given_position_that_ends_at_once_leaves_the_running_episode_as_it_was
         assert got[1:4] == expected[1:4]
         if expected[2]:
             break
+
+
+@pytest.mark.parametrize("kwargs, words", [
+    ({"name": 5}, "name=5 is not allowed; allowed: a non-empty string"),  # repr(agent) raised TypeError later
+    ({"name": ""}, "name='' is not allowed"),
+    ({"encoder": "nope"}, "unknown encoder 'nope'; allowed: "),  # was refused only at the first game
+])
+def test_a_policy_agent_refuses_a_bad_name_or_encoder_when_built(kwargs, words):
+    with pytest.raises(ValueError, match=words):
+        PolicyAgent(lambda obs, mask: 0, **kwargs)
