@@ -211,23 +211,31 @@ def test_bad_arguments_fail_at_construction_in_one_line(kwargs, message):
         AllFivesVectorEnv(2, **kwargs)
 
 
+def _episodes_checked_against_margins(games, seed, steps, learner, outcome=False) -> int:
+    """Play ``steps`` steps of 2-player ``games`` (the learner at seat ``learner`` plays its lowest legal
+    action) and check that each ended episode's summed reward is the learner's final margin (and, with
+    ``outcome``, its outcome the margin's sign); returns how many episodes were checked."""
+    out = games.reset(seed=seed)
+    returns = np.zeros(len(out.mask))
+    checked = 0
+    for _ in range(steps):
+        out, rewards, terminated = games.step(lowest_legal(out.mask))
+        returns += rewards
+        for b in np.flatnonzero(terminated):
+            scores = games.final()[1][b]
+            assert returns[b] == pytest.approx(scores[learner] - scores[1 - learner])
+            if outcome:
+                assert games.final()[2][b] == np.sign(scores[learner] - scores[1 - learner])
+            returns[b] = 0.0
+            checked += 1
+    return checked
+
+
 @pytest.mark.parametrize("learner", [0, 1])
 def test_an_episodes_return_is_the_learners_final_margin_in_zero_sum(learner):
     """Summed zero-sum rewards of a game equal the learner's final score minus the opponent's (2p)."""
     games = LearnerGames(16, 2, learner=learner, opponents="greedy", reward="zero_sum")
-    out = games.reset(seed=4)
-    returns = np.zeros(16)
-    checked = 0
-    for _ in range(300):
-        out, rewards, terminated = games.step(lowest_legal(out.mask))
-        returns += rewards
-        for b in np.flatnonzero(terminated):
-            scores, outcome = games.final()[1][b], games.final()[2][b]
-            assert returns[b] == pytest.approx(scores[learner] - scores[1 - learner])
-            assert outcome == np.sign(scores[learner] - scores[1 - learner])
-            returns[b] = 0.0
-            checked += 1
-    assert checked >= 10
+    assert _episodes_checked_against_margins(games, 4, 300, learner, outcome=True) >= 10
 
 
 # ---------------------------------------------------------------- SB3
@@ -396,15 +404,4 @@ def test_a_game_the_opponent_wins_with_its_lead_adds_nothing_to_the_next_episode
     not reach the learner's next episode: every reported return is that episode's final margin.
     Kills mutant gv2 (gym_vector.py _advance: ``self._pending[ended & was_done] = 0.0`` dropped)."""
     games = LearnerGames(32, 2, learner=learner, opponents="greedy", reward="zero_sum", target=5)
-    out = games.reset(seed=1)
-    returns = np.zeros(32)
-    checked = 0
-    for _ in range(60):
-        out, rewards, terminated = games.step(lowest_legal(out.mask))
-        returns += rewards
-        for b in np.flatnonzero(terminated):
-            scores = games.final()[1][b]
-            assert returns[b] == pytest.approx(scores[learner] - scores[1 - learner])
-            returns[b] = 0.0
-            checked += 1
-    assert checked >= 30
+    assert _episodes_checked_against_margins(games, 1, 60, learner) >= 30
