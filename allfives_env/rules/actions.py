@@ -61,6 +61,8 @@ def check_action_id(action) -> int:
     (Python or NumPy), whole floats and one-element arrays or tensors of them pass; bools and
     strings do not, though ``int()`` would take them."""
     shown = _shown(action)
+    if getattr(getattr(action, "dtype", None), "kind", "i") not in "iufb":  # a duration, an object, a string array
+        raise ValueError(f"action {shown} is not an integer; allowed: integers 0..{NUM_ACTIONS - 1}")
     if not isinstance(action, (int, float)) and callable(getattr(action, "item", None)):
         try:  # a NumPy scalar, a one-element array or tensor: its Python number (a bool stays a bool)
             action = action.item()

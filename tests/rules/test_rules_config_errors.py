@@ -253,7 +253,9 @@ def test_numbers_the_engine_cannot_play_are_refused_once_for_every_engine(option
 
 # ---------------------------------------------------------------- the codec
 @pytest.mark.parametrize("action", [float("inf"), float("nan"), True, False, np.bool_(True), np.array([True]), None,
-                                    "4", 2.5, 114, -1, np.array([1, 2]), np.arange(30).reshape(5, 6)])
+                                    "4", 2.5, 114, -1, np.array([1, 2]), np.arange(30).reshape(5, 6),
+                                    # a duration, an object and a text array: were read as action 4
+                                    np.timedelta64(4), np.array(4, dtype=object), np.array(["4"])])
 def test_decode_refuses_what_is_not_an_action_id(action):
     from allfives_env.rules.actions import action_name, decode
 
