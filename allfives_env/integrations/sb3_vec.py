@@ -20,6 +20,8 @@ env in ``VecMonitor`` for episode statistics::
 It is not imported by ``allfives_env.integrations`` (SB3 is an optional extra).
 """
 
+from numbers import Integral
+
 import numpy as np
 from gymnasium import spaces
 
@@ -108,4 +110,10 @@ class AllFivesVecEnv(VecEnv):
         return [False] * len(self._indices(indices))
 
     def _indices(self, indices):
-        return list(self._get_indices(indices))
+        """The env indices SB3 names (None: all), each in range as list indexing takes it (-B..B-1)."""
+        rows = list(self._get_indices(indices))
+        n = self.num_envs
+        wrong = [i for i in rows if isinstance(i, bool) or not isinstance(i, Integral) or not -n <= i < n]
+        if wrong:  # an attribute was answered for them all the same
+            raise ValueError(f"indices {wrong} name no env; allowed: env indices {-n}..{n - 1}")
+        return rows

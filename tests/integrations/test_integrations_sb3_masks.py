@@ -3,6 +3,7 @@ masks, one per env (the sb3_vec module: "one mask per env, as MaskablePPO stacks
 be that game's own legal mask, also for a subset of ``indices``."""
 
 import numpy as np
+import pytest
 
 from allfives_env.integrations.sb3_vec import AllFivesVecEnv
 
@@ -20,3 +21,16 @@ def test_env_method_action_masks_gives_each_game_its_own_mask():
     some = env.env_method("action_masks", indices=[4, 1])
     np.testing.assert_array_equal(some[0], masks[4])
     np.testing.assert_array_equal(some[1], masks[1])
+
+
+def test_indices_that_name_no_env_are_refused():
+    """Indices in -B..B-1 name envs as list indexing does; the rest were answered for all the same (get_attr's
+    value for index 5 of 3 envs)."""
+    env = AllFivesVecEnv(3, num_players=2)
+    env.reset()
+    assert env.get_attr("num_envs", indices=[-1, 2]) == [3, 3]
+    np.testing.assert_array_equal(env.env_method("action_masks", indices=-3)[0], env.action_masks()[0])
+    for call in (lambda: env.get_attr("num_envs", indices=[5]), lambda: env.env_method("action_masks", indices=[-4]),
+                 lambda: env.env_is_wrapped(object, indices=[1.5])):
+        with pytest.raises(ValueError, match=r"name no env; allowed: env indices -3\.\.2"):
+            call()
