@@ -232,7 +232,8 @@ def _most_eval_games(cfg: TrainConfig) -> int:
 
 def _validate(cfg: TrainConfig) -> TrainConfig:
     checks = [
-        ("run_name", _is_folder_name(cfg.run_name), "a non-empty name without '/' (the folder made in runs_dir)"),
+        ("run_name", _is_folder_name(cfg.run_name), "a non-empty name without '/', not '.' or '..' (the folder made "
+                                                   "in runs_dir)"),
         ("num_players", cfg.num_players in (2, 3, 4), "2, 3 or 4"),
         ("device", cfg.device == "cpu" or cfg.device.startswith("cuda"), "cpu or cuda[:N]"),
         ("activation", cfg.activation in ("relu", "tanh"), "relu or tanh"),

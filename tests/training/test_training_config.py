@@ -76,6 +76,7 @@ def test_overrides_are_typed():
     ("run_name=../../escaped", ["run_name", "without '/'"]),  # was a folder outside runs_dir
     ("run_name=a/b", ["run_name", "without '/'"]),
     ("run_name=''", ["run_name", "a non-empty name"]),
+    ("run_name=..", ["run_name", "not '.' or '..'"]),  # refused, but the message named only '/'
     (["opp_self=1e308", "opp_pool=1e308"], ["opponent shares", "positive sum"]),  # was NumPy's "do not sum to 1"
     ("torch_threads=100000", ["torch_threads", "a positive integer up to 256"]),  # was a segmentation fault
     ("eval_workers=100000", ["eval_workers", "a positive integer up to 256"]),
