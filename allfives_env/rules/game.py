@@ -548,7 +548,7 @@ def _is_half_points(score) -> bool:
     """R24: a finite number of whole or half points."""
     try:
         return math.isfinite(score) and 2 * score == int(2 * score)
-    except OverflowError:  # an int beyond a float's range, or a float whose double is
+    except OverflowError:  # an int beyond a float's range, or a float whose double is infinite (int(inf))
         return False
 
 
