@@ -208,7 +208,7 @@ def test_a_sampled_pending_draw_is_a_must_play_tile_only_when_it_fits():
 def test_the_public_layout_has_the_views_boneyard_left_and_the_same_legal_moves():
     """The public layout's boneyard is unknown but as long as the real one's undrawn part, so its seat to
     move draws (R13) or passes (only with an empty boneyard) exactly as in the game.
-    Kills mutant view3 (view.py public_layout: ``[-1] * view.boneyard_left`` -> ``view.boneyard_size``)."""
+    Catches (view.py public_layout: ``[-1] * view.boneyard_left`` -> ``view.boneyard_size``)."""
     forced = {DRAW: 0, PASS: 0}
     for num_players in (2, 3, 4):
         for game, _ in random_states(num_players, games=2, seed=20 + num_players):

@@ -164,7 +164,7 @@ def test_a_domino_values_the_expected_pips_with_the_python_rounding():
 def test_a_domino_is_valued_with_the_opponents_expected_pips_not_the_partners(num_players):
     """Rule 1 of the heuristic (R21): a domino adds the expected bonus, the unseen pips the *opponents* hold
     (their hand sizes times the unseen mean), rounded; with 4 players the partner's tiles pay nothing.
-    Kills mutant he2 (heuristic.py _expected_opponent_pips: ``seat_side[s] != side`` -> ``s != seat``)."""
+    Catches (heuristic.py _expected_opponent_pips: ``seat_side[s] != side`` -> ``s != seat``)."""
     weights = HeuristicAgent()
     checked = 0
     for game, _ in random_states(num_players, games=6, seed=40 + num_players, target=1000):

@@ -66,7 +66,7 @@ def test_bad_input_is_one_line_and_status_2(args, words):
 
 def test_write_output_replaces_what_the_file_held(tmp_path):
     """``--json OUT`` names a file that "may exist (it is replaced)": a second run's results replace the first's.
-    Kills mutant out1 (outputs.py write_output: ``open(path, "w")`` -> ``open(path, "a")``)."""
+    Catches (outputs.py write_output: ``open(path, "w")`` -> ``open(path, "a")``)."""
     path = tmp_path / "out.json"
     write_output(check_output_file(path, "--json"), '{"run": 1}\n', "--json")
     write_output(check_output_file(path, "--json"), '{"run": 2}\n', "--json")

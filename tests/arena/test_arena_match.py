@@ -331,7 +331,7 @@ def _game_of(side_agent, scores, winners, hands, deal=0):
 
 def test_points_per_hand_divide_by_the_hands_played_not_the_games():
     """Two 2-player games of 3 and 5 hands: agent a scores 250 + 100 over 8 hands.
-    Kills mutant st3 (stats.py: ``self.points / max(self.hands, 1)`` -> ``self.points / g``)."""
+    Catches (stats.py: ``self.points / max(self.hands, 1)`` -> ``self.points / g``)."""
     match = MatchResult(RulesConfig(num_players=2), ["a", "b"], seed=0)
     match.games += [_game_of((0, 1), (250.0, 120.0), (0,), hands=3), _game_of((1, 0), (250.0, 100.0), (0,), hands=5)]
     a, b = match.to_dict()["agents"]
@@ -341,7 +341,7 @@ def test_points_per_hand_divide_by_the_hands_played_not_the_games():
 
 def test_a_four_player_match_has_two_rotations_one_per_partnership():
     """R2: 4 players are two sides, so the arena rotates the two agents over 2 sides, not 4 seats.
-    Kills mutant st4 (stats.py to_dict: ``"rotations": num_sides`` -> ``num_players``)."""
+    Catches (stats.py to_dict: ``"rotations": num_sides`` -> ``num_players``)."""
     match = MatchResult(RulesConfig(num_players=4), ["a", "b"], seed=0)
     match.games += [_game_of((0, 1), (200.0, 90.0), (0,), hands=4), _game_of((1, 0), (60.0, 205.0), (1,), hands=4)]
     d = match.to_dict()
@@ -351,7 +351,7 @@ def test_a_four_player_match_has_two_rotations_one_per_partnership():
 
 def test_each_agent_is_charged_the_cpu_time_of_the_side_it_played():
     """``act_seconds[s]`` is side s's time in act(); rotated games charge it to the agent at that side.
-    Kills mutant st5 (stats.py AgentStats.add: ``game.act_seconds[side]`` -> ``game.act_seconds[0]``)."""
+    Catches (stats.py AgentStats.add: ``game.act_seconds[side]`` -> ``game.act_seconds[0]``)."""
     match = MatchResult(RulesConfig(num_players=2), ["a", "b"], seed=0)
     match.games += [GameResult(deal=0, rotation=0, side_agent=(0, 1), scores=(250.0, 0.0), winners=(0,), hands=2,
                                seconds=0.0, act_seconds=(1.0, 3.0)),

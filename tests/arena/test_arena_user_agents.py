@@ -301,7 +301,7 @@ class ChoiceCounter(BaseAgent):
 def test_a_single_legal_action_is_played_without_asking_the_agent():
     """R12/R13: a forced draw, a forced pass or a drawn tile's only place is taken by the arena itself
     (``choose_action``: "A forced step ... is taken without asking the agent").
-    Kills mutant ag1 (arena/game.py choose_action: the ``len(legal) == 1`` shortcut dropped)."""
+    Catches (arena/game.py choose_action: the ``len(legal) == 1`` shortcut dropped)."""
     agents = [ChoiceCounter(), ChoiceCounter(), ChoiceCounter()]
     game, hands, _, record = play_game(RulesConfig(num_players=3, target=100), agents, deal_seed=5, record=True)
     assert game.game_over and all(agent.calls > 0 for agent in agents)
@@ -313,7 +313,7 @@ def test_a_single_legal_action_is_played_without_asking_the_agent():
 
 def test_play_game_counts_the_hands_it_played():
     """``play_game`` returns the hands played: one per recorded hand.
-    Kills mutant ag2 (arena/game.py play_game: ``hand_index + 1`` -> ``hand_index``)."""
+    Catches (arena/game.py play_game: ``hand_index + 1`` -> ``hand_index``)."""
     game, hands, _, record = play_game(RulesConfig(num_players=2, target=100), [ChoiceCounter(), ChoiceCounter()],
                                        deal_seed=7, record=True)
     assert hands == len(record["hands"]) == game.hand_number + 1 >= 2

@@ -422,7 +422,7 @@ def test_each_deal_is_played_once_per_rotation_of_the_sides(players, rotations):
 def test_with_three_players_every_rotations_game_measures_agent_0():
     """Rotation r seats agent (s + r) % 3 on side s, so agent 0 plays side -r % 3. Greedy against two random
     players wins most games in every rotation; measuring another side in rotations 1 and 2 would report a
-    random player's results there. Kills mutant ab1 (arena/batched.py: ``measured_side = (-rotation) % R`` ->
+    random player's results there. Catches (arena/batched.py: ``measured_side = (-rotation) % R`` ->
     ``rotation % R``)."""
     result = batched_match(RulesConfig(num_players=3, target=100), ["greedy", "random", "random"], 100, seed=3)
     rotation = np.arange(len(result["win_share"])) % 3

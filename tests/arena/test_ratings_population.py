@@ -221,7 +221,7 @@ def _rating(score, games):
 
 def test_a_pair_that_played_no_game_is_refused_not_divided_by_zero():
     """A pair with 0 games has no win rate: the matrix is refused in one line instead of holding nan.
-    Kills mutant pop1 (population.py win_rate_matrix: ``games[off] <= 0`` -> ``< 0``)."""
+    Catches (population.py win_rate_matrix: ``games[off] <= 0`` -> ``< 0``)."""
     score = [[0, 3, 1], [1, 0, 0], [1, 0, 0]]
     games = [[0, 4, 2], [4, 0, 0], [2, 0, 0]]  # b and c never met
     with pytest.raises(ValueError, match="do not cover every pair"):

@@ -236,7 +236,7 @@ def test_layout_sizes_match_the_space():
 def test_history_rows_hold_the_count_after_each_play_even_when_it_scores_nothing():
     """R16: lead [1|4] counts 5 and scores 5; [1|1] on the 1 counts 2 + 4 = 6 and scores 0. The row's
     ``count`` is the count (/36), ``points`` the points (/35): they differ on the second play.
-    Kills mutant enc3 (encoders.py HistoryEncoder: ``count / MAX_COUNT`` -> ``points / MAX_COUNT``)."""
+    Catches (encoders.py HistoryEncoder: ``count / MAX_COUNT`` -> ``points / MAX_COUNT``)."""
     hands = [[10, 22, 8, 0, 1, 2, 3, 4, 5], [7, 19, 11, 6, 9, 12, 13, 14, 15]]  # [1|4]=10, [1|1]=7 (R1)
     game = Game(RulesConfig(num_players=2))
     game.start_game(np.random.default_rng(0), hands=hands, boneyard=[16, 17, 18, 20, 21, 23, 24, 25, 26, 27],

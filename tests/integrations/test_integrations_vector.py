@@ -402,6 +402,6 @@ def test_a_game_the_opponent_wins_with_its_lead_adds_nothing_to_the_next_episode
     """V2 target 5: an opponent's scoring lead wins the game at once (R3, R15), before the learner has a
     decision; that episode is not the learner's (as the single-game wrapper skips it), so its points do
     not reach the learner's next episode: every reported return is that episode's final margin.
-    Kills mutant gv2 (gym_vector.py _advance: ``self._pending[ended & was_done] = 0.0`` dropped)."""
+    Catches (gym_vector.py _advance: ``self._pending[ended & was_done] = 0.0`` dropped)."""
     games = LearnerGames(32, 2, learner=learner, opponents="greedy", reward="zero_sum", target=5)
     assert _episodes_checked_against_margins(games, 1, 60, learner) >= 30

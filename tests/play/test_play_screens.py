@@ -300,7 +300,7 @@ def test_a_penalty_hand_end_says_each_side_pays_even_when_the_pips_round_to_noth
 
 def test_a_partnership_of_two_others_agrees_in_the_plural():
     """R2: with 4 players a side is two partners: "a & c win", as for "You" (not "a & c wins").
-    Kills mutant na3 (narrate.py _verb: ``len(members) > 1`` -> ``> 2``)."""
+    Catches (narrate.py _verb: ``len(members) > 1`` -> ``> 2``)."""
     four = Game(RulesConfig(num_players=4, target=100))
     four.start_game(np.random.default_rng(0))
     four.scores, four.game_over, four.winners = [100, 85], True, (0,)
@@ -331,7 +331,7 @@ def _blocked_hands(num_players, want, tries=3000):
 @pytest.mark.parametrize("num_players", [2, 4])
 def test_a_tied_block_with_two_sides_says_nobody_wins_and_no_bonus(num_players):
     """R22: a block with the lowest totals tied (2 or 4 players) gives nobody a bonus; nobody "splits" a 0.
-    Kills mutant na2 (narrate.py _bonus_sentence: ``p > 0`` -> ``p >= 0``)."""
+    Catches (narrate.py _bonus_sentence: ``p > 0`` -> ``p >= 0``)."""
     games = _blocked_hands(num_players, lambda r: r.winner is None)
     assert games
     names = [f"p{s}" for s in range(num_players)]
@@ -344,7 +344,7 @@ def test_a_tied_block_with_two_sides_says_nobody_wins_and_no_bonus(num_players):
 
 def test_a_three_player_split_names_only_the_two_tied_players():
     """R23: two of three players tie for the fewest pips and split the third's rounded pips; the third
-    player is not among those who split. Kills mutant na2 as well."""
+    player is not among those who split. Catches the same bug."""
     games = _blocked_hands(3, lambda r: r.winner is None and sum(p > 0 for p in r.points) == 2)
     assert games
     for game in games:

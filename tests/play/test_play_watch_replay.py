@@ -205,7 +205,7 @@ def _overlap(a, b, axis):
 def test_neighbouring_tiles_show_matching_halves_on_every_arm(players):
     """R7: an attached tile's matching half touches the end it was played on, on the W arm as on the others:
     in the image a box's right (lower) half equals its right-hand (lower) neighbour's left (upper) half.
-    Kills mutant im1 (image.py layout_boxes: the W arm's ``outer, inner`` halves swapped)."""
+    Catches (image.py layout_boxes: the W arm's ``outer, inner`` halves swapped)."""
     pairs = 0
     for game, _ in random_states(players, games=2, seed=30 + players):
         boxes, _ = layout_boxes(game)
@@ -218,7 +218,7 @@ def test_neighbouring_tiles_show_matching_halves_on_every_arm(players):
 
 def test_the_status_line_counts_hands_from_1():
     """Hands are numbered from 1, as the terminal and the web page number them ("Hand 1 is dealt").
-    Kills mutant im2 (image.py _status_line: ``hand_number + 1`` -> ``hand_number``)."""
+    Catches (image.py _status_line: ``hand_number + 1`` -> ``hand_number``)."""
     for game, _ in random_states(2, games=1, seed=2):
         line = _status_line(game, None)
         assert line.startswith(f"Hand {game.hand_number + 1}   count {game.count}   ")

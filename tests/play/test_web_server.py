@@ -511,7 +511,7 @@ def test_every_spec_of_a_list_must_be_one_of_the_servers_agents(tmp_path, monkey
 
 def test_the_largest_seed_starts_a_game_and_one_more_is_refused():
     """'seed' is "a whole number 0..MAX_SEED" (2**63 - 1), both ends included.
-    Kills mutant wa1 (app.py _make_game: ``seed <= MAX_SEED`` -> ``seed < MAX_SEED``)."""
+    Catches (app.py _make_game: ``seed <= MAX_SEED`` -> ``seed < MAX_SEED``)."""
     client, _ = _client(agents=("greedy", "random"))
     response = client.post("/api/games", json={"mode": "watch", "seed": MAX_SEED})
     assert response.status_code == 201, response.text
@@ -522,7 +522,7 @@ def test_the_largest_seed_starts_a_game_and_one_more_is_refused():
 
 def test_a_game_number_of_eighteen_digits_is_read(tmp_path):
     """``?game=`` takes a whole number of up to 18 ASCII digits (leading zeros included).
-    Kills mutant wa2 (app.py _is_digits: ``len(text) <= MAX_DIGITS`` -> ``< MAX_DIGITS``)."""
+    Catches (app.py _is_digits: ``len(text) <= MAX_DIGITS`` -> ``< MAX_DIGITS``)."""
     path = tmp_path / "g.jsonl"
     run_match(RulesConfig(num_players=2, target=60), ["greedy", "random"], 2, seed=3, records_path=path)
     client, _ = _client(agents=("greedy", "random"))

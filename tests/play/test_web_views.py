@@ -202,7 +202,7 @@ def test_the_tile_a_seat_drew_and_must_play_is_named_to_that_seat_only():
 def test_after_a_draw_no_tile_is_marked_as_last_played():
     """``last_tile`` is the hand's latest step's tile only when that step was a play: after a draw (R13) the
     drawn tile is in the drawer's hand, not on the layout, and is never named to another seat.
-    Kills mutant wv1 (views.py _last_played: ``< DRAW`` -> ``<= DRAW``)."""
+    Catches (views.py _last_played: ``< DRAW`` -> ``<= DRAW``)."""
     draws = 0
     for game, _ in random_states(3, games=3, seed=4):
         last = game.events[-1] if game.events else None
@@ -219,7 +219,7 @@ def test_after_a_draw_no_tile_is_marked_as_last_played():
 @pytest.mark.parametrize("players", [2, 4])
 def test_an_arm_is_started_only_once_a_tile_lies_on_it(players):
     """R8/R11: N and S are not started before a tile is attached there; W and E start with the lead.
-    Kills mutant wv3 (views.py _end_view: ``arm_length > 0`` -> ``>= 0``)."""
+    Catches (views.py _end_view: ``arm_length > 0`` -> ``>= 0``)."""
     seen_unstarted = 0
     for game, _ in random_states(players, games=2, seed=players):
         ends = position_view(game, _names(players))["layout"]["ends"]
@@ -232,7 +232,7 @@ def test_an_arm_is_started_only_once_a_tile_lies_on_it(players):
 def test_a_seated_person_gets_the_seed_and_the_record_only_when_the_game_is_over():
     """R4: the hands are hidden; the seed (every later deal) and the record (every hand and the boneyard)
     reveal them, so a seated person gets neither between hands, only once the game is over.
-    Kills mutant wg1 (games.py _may_see_everything: ``game.game_over`` -> ``game.hand_over``)."""
+    Catches (games.py _may_see_everything: ``game.game_over`` -> ``game.hand_over``)."""
     import numpy as np
 
     from allfives_env.agents.random_agent import RandomAgent
@@ -262,7 +262,7 @@ def test_a_seated_person_gets_the_seed_and_the_record_only_when_the_game_is_over
 @pytest.mark.parametrize("number", [0, -1, 3])
 def test_pick_record_counts_games_from_1_and_refuses_the_rest(number):
     """Game numbers run from 1: 0 is no game (it must not wrap round to the file's last game).
-    Kills mutant rp1 (replays.py pick_record: ``1 <= game_number`` -> ``0 <= game_number``)."""
+    Catches (replays.py pick_record: ``1 <= game_number`` -> ``0 <= game_number``)."""
     from allfives_env.play.web.replays import pick_record
 
     records = [{"game": 1}, {"game": 2}]

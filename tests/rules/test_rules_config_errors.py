@@ -338,7 +338,7 @@ def test_a_deal_error_names_only_what_is_wrong():
 @pytest.mark.parametrize("text", ["123", "1|2|3", "[1|2]3", "3-4-5"])
 def test_a_tile_name_with_more_than_two_halves_is_refused(text):
     """R1: a tile has exactly two halves; a third digit is a typo, not the first two.
-    Kills mutant til2 (tiles.py parse_tile: ``len(digits) != 2`` -> ``< 2``)."""
+    Catches (tiles.py parse_tile: a reader taking the first two digits of a longer name)."""
     with pytest.raises(ValueError, match="cannot read a tile"):
         parse_tile(text)
     with pytest.raises(ValueError, match="cannot read a tile"):

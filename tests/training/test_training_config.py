@@ -378,7 +378,7 @@ def test_a_fixed_opponent_whose_file_is_missing_is_named_by_its_key(tmp_path, ca
 @pytest.mark.parametrize("value", [0.0, 1.0])
 def test_gamma_and_lambda_take_both_ends_of_0_to_1(key, value):
     """gamma and gae_lambda are "between 0 and 1", both included (gamma 1: undiscounted returns).
-    Kills mutant tc1 (config.py _validate: ``cfg.gamma <= 1.0`` -> ``< 1.0``)."""
+    Catches (config.py _validate: ``cfg.gamma <= 1.0`` -> ``< 1.0``)."""
     assert getattr(load_config(None, [f"{key}={value}"]), key) == value
     with pytest.raises(ConfigError, match=f"'{key}'.*between 0 and 1"):
         load_config(None, [f"{key}={-0.01 if value == 0 else 1.01}"])
@@ -386,7 +386,7 @@ def test_gamma_and_lambda_take_both_ends_of_0_to_1(key, value):
 
 def test_opponent_shares_that_are_all_zero_are_refused():
     """The opp_* shares are weights normalised to sum 1: all zero leaves no game to play (0 / 0).
-    Kills mutant tc2 (config.py _validate: ``not 0 < sum(shares)`` -> ``not 0 <= sum(shares)``)."""
+    Catches (config.py _validate: ``not 0 < sum(shares)`` -> ``not 0 <= sum(shares)``)."""
     zero = ["opp_self=0", "opp_pool=0", "opp_greedy=0", "opp_random=0", "opp_fixed=0"]
     with pytest.raises(ConfigError, match="opponent shares .* with a positive sum"):
         load_config(None, zero)
@@ -395,7 +395,7 @@ def test_opponent_shares_that_are_all_zero_are_refused():
 
 def test_a_whole_float_is_taken_for_an_integer_key_and_a_fraction_is_not():
     """``total_timesteps=2.0e+7`` (YAML reads a float) is the integer 20,000,000; 8.5 games are refused.
-    Kills mutant tc4 (config.py _check_value: the whole-float -> int conversion dropped)."""
+    Catches (config.py _check_value: the whole-float -> int conversion dropped)."""
     cfg = load_config(None, ["total_timesteps=2.0e+7", "num_envs=64.0"])
     assert cfg.total_timesteps == 20_000_000 and type(cfg.total_timesteps) is int
     assert cfg.num_envs == 64 and type(cfg.num_envs) is int

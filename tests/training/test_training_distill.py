@@ -324,7 +324,7 @@ def _labels(rows=10, obs_dim=989, players=3):
 def test_label_files_of_other_rules_are_not_fit_together(tmp_path):
     """Labels made under other rules (here V5's divisor 3 instead of 5, the same input width) value the
     placements differently: load_labels refuses to mix them, naming the rules.
-    Kills mutant di3 (distill.py load_labels: ``"rules"`` dropped from the compared keys)."""
+    Catches (distill.py load_labels: ``"rules"`` dropped from the compared keys)."""
     labels, meta = _labels()
     save_labels(tmp_path / "fives.npz", labels, meta)
     save_labels(tmp_path / "threes.npz", labels, dict(meta, rules=RulesConfig(num_players=3, divisor=3).to_dict()))

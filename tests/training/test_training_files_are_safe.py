@@ -195,7 +195,7 @@ def test_a_failed_atomic_write_keeps_the_old_file_and_leaves_no_temp_file(tmp_pa
 @pytest.mark.parametrize("umask", [0o022, 0o077])
 def test_an_atomically_written_file_has_the_permissions_a_plain_open_gives(tmp_path, umask):
     """A temp file from mkstemp is 0600; the written file gets 0666 less the umask, as ``open(path, "w")``
-    would give (a shared run folder stays readable). Kills mutant ck2 (checkpoint.py atomic_write: the
+    would give (a shared run folder stays readable). Catches (checkpoint.py atomic_write: the
     ``os.chmod(tmp, 0o666 & ~umask)`` dropped)."""
     old = os.umask(umask)
     try:
@@ -213,7 +213,7 @@ def test_an_atomically_written_file_has_the_permissions_a_plain_open_gives(tmp_p
 def test_trainer_state_round_trips_through_a_checkpoint_with_its_tuples_and_arrays(tmp_path):
     """from_plain is the inverse of to_plain, through a file read with weights_only: arrays come back as
     arrays, numpy scalars as numbers, tuples as tuples and lists as lists.
-    Kills mutant ck3 (checkpoint.py to_plain: ``type(value)(...)`` -> ``list(...)``)."""
+    Catches (checkpoint.py to_plain: ``type(value)(...)`` -> ``list(...)``)."""
     import numpy as np
     import torch
 

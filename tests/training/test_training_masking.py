@@ -106,7 +106,7 @@ def test_the_ppo_loss_is_the_clipped_surrogate_minus_entropy_plus_the_value_loss
 def test_explained_variance_is_one_minus_the_residual_share_of_the_returns_variance(offset, scale, expected):
     """EV = 1 - Var(returns - values) / Var(returns), from the rollout's stored values: values off by a
     constant explain everything (1), zeros nothing (0), half the returns three quarters (the residual is
-    half the returns: a quarter of the variance). Kills mutant up3 (update.py: ``np.var(y - v)`` -> ``np.var(v)``)."""
+    half the returns: a quarter of the variance). Catches (update.py: ``np.var(y - v)`` -> ``np.var(v)``)."""
     torch.manual_seed(0)
     net = PolicyNet(6, [8])
     n = 8

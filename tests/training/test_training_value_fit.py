@@ -162,7 +162,7 @@ CHAMPION, OTHERS = "champion:value=none", "search:engine=compiled"
 @pytest.mark.parametrize("seed", range(6))
 def test_every_seed_records_exactly_one_side(players, seed):
     """Side ``seed % sides`` is recorded: with 4 players a partnership (R2: seats 0+2 or 1+3), so seeds 2 and 3
-    record sides 0 and 1 again, never nobody. Kills mutant vf2 (value_fit.py seat_specs:
+    record sides 0 and 1 again, never nobody. Catches (value_fit.py seat_specs:
     ``deal_seed % config.num_sides`` -> ``% config.num_players``)."""
     config = RulesConfig(num_players=players)
     specs = seat_specs(config, seed)

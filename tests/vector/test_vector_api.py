@@ -371,7 +371,7 @@ def test_random_legal_actions_checks_what_the_kernel_trusts():
 
 def test_final_viewers_of_minus_one_in_a_narrow_dtype_are_the_default_viewer():
     """``final_viewers``: "(B,) int64 seats, -1 for the default"; an int32 array is read the same (cast).
-    Kills mutant vb1 (vector/batched.py _check_viewers: ``viewers.min() < -1`` -> ``< 0``)."""
+    Catches (vector/batched.py _check_viewers: ``viewers.min() < -1`` -> ``< 0``)."""
     viewers = np.full(32, -1, np.int64)
     viewers[::2] = 1
     runs = []
