@@ -331,6 +331,9 @@ class ChampionAgent(SearchAgent):
 
     def __init__(self, samples=None, prior_weight=None, win_value=100.0, value="default", worlds=None,
                  value_weight=None, replies=None, read=None, any_rules=False):
+        if value is not None and not isinstance(value, (str, os.PathLike)):  # value=true read as a boolean
+            raise ValueError(f"value={value!r} is not allowed; allowed: a policy file, default or none (the "
+                             "search alone)")
         if value is None:  # the search alone: the look-ahead's options would change nothing
             given = {"worlds": worlds, "value_weight": value_weight, "replies": replies,
                      "any_rules": any_rules or None}

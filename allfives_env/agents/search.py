@@ -60,12 +60,16 @@ def best_action(legal_actions, values, greedy_choice) -> int:
     return int(legal_actions[best])
 
 
+#: The least worlds a ``time_ms`` budget searches.
+MIN_SAMPLES = 4
+
+
 class SearchAgent(BaseAgent):
     """search: determinized sampling of hidden states with greedy rollouts to the hand's end."""
 
     name = "search"
 
-    def __init__(self, samples=None, depth=None, time_ms=None, min_samples=4, win_value=100.0, prior_weight=1.0,
+    def __init__(self, samples=None, depth=None, time_ms=None, min_samples=None, win_value=100.0, prior_weight=1.0,
                  engine=None, infer=None, rollout="greedy"):
         super().__init__()
         if rollout not in ("greedy", "heuristic"):
@@ -92,7 +96,11 @@ class SearchAgent(BaseAgent):
         # depth 0 scores the move alone; time_ms 0 stops after min_samples worlds
         self.depth = None if depth is None else check_count("depth", depth, minimum=0)
         self.time_ms = None if time_ms is None else check_number("time_ms", time_ms, minimum=0.0)
-        self.min_samples = check_count("min_samples", min_samples, maximum=MAX_SAMPLES)
+        self.min_samples = check_count("min_samples", MIN_SAMPLES if min_samples is None else min_samples,
+                                       maximum=MAX_SAMPLES)
+        if min_samples is not None and time_ms is None:  # it would change nothing
+            raise ValueError(f"min_samples={min_samples} without time_ms changes nothing (the least worlds of a "
+                             "time_ms budget); allowed: min_samples with time_ms (engine=python), or no min_samples")
         self.win_value = check_number("win_value", win_value, minimum=0.0)
 
     #: worlds per move by player count when ``samples`` is not given

@@ -88,10 +88,14 @@ def test_spec_parser():
     ("search:depth=-3", "a whole number of at least 0"),
     ("search:depth=2.7", "a whole number of at least 0"),  # was cut to 2
     ("search:min_samples=abc", "a whole number from 1 to 100,000"),
+    ("search:min_samples=5", "min_samples with time_ms (engine=python), or no min_samples"),  # was ignored
+    ("search:engine=compiled,min_samples=5", "min_samples with time_ms (engine=python), or no min_samples"),
     ("search:prior_weight=nan", "a finite number of at least 0"),  # was every game lost
     ("search:win_value=inf", "a finite number of at least 0"),
     ("champion:value_weight=nan", "a finite number of at least 0"),
     ("champion:worlds=0", "a whole number from 1 to 100,000"),
+    ("champion:value=true", "a policy file, default or none (the search alone)"),  # was the file 'True' not found
+    ("champion:value=3", "a policy file, default or none (the search alone)"),
 ])
 def test_search_options_are_checked_when_the_agent_is_built(spec, allowed):
     with pytest.raises(ValueError) as err:
