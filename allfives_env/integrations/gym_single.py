@@ -147,7 +147,6 @@ class SingleAgentAllFives(gymnasium.Env):
 
     def _reset_episode(self, seat_override, options):
         n = self.config.num_players
-        kept = self._episode_state() if options else None  # a given position may end at once: refused below
         while True:
             if seat_override is not None:
                 seat = int(seat_override)
@@ -164,10 +163,7 @@ class SingleAgentAllFives(gymnasium.Env):
             # draws and passes auto-played, or a given position); with random
             # deals, play another episode.
             if options:
-                if kept is not None:  # the running episode goes on as if this reset had not been asked
-                    self.__dict__.update(kept)
-                else:
-                    self._done = True  # the position was played out: step() now asks for a reset
+                self._done = True  # the position was played out: step() now asks for a reset
                 raise ValueError("the given position ends before the learner has a decision; "
                                  "give one where a learner seat still has a choice to make")
         return self._observe(), self._info()
@@ -200,17 +196,6 @@ class SingleAgentAllFives(gymnasium.Env):
         self.aec.close()
 
     # ------------------------------------------------------------------ internals
-    #: What an episode changes: the AEC env, the opponents (their generators), whose turn and reward are pending.
-    _EPISODE_STATE = ("aec", "_opponents", "_seat_agent", "learner_seats", "_rep", "_pending", "_done", "_has_reset")
-
-    def _episode_state(self):
-        """A deep copy of :data:`_EPISODE_STATE` (the agents' shared references kept), or None where an opponent
-        cannot be copied (then a refused position leaves the episode over, as it says)."""
-        try:
-            return copy.deepcopy({name: self.__dict__[name] for name in self._EPISODE_STATE if name in self.__dict__})
-        except Exception:  # a user agent holding a lock, a socket, ...
-            return None
-
     def _start_episode(self, seat, options):
         n = self.config.num_players
         if self.control == "side":
