@@ -13,7 +13,7 @@ import sys
 from allfives_env.agents.ppo.agent import CheckpointError
 from allfives_env.cli import OneLineParser
 
-from .config import ConfigError, field_docs, load_config, make_config, parse_override, read_config_file
+from .config import NONE_WORDS, ConfigError, field_docs, load_config, make_config, parse_override, read_config_file
 from .metrics import format_summary
 
 DESCRIPTION = "PPO self-play training for All Fives"
@@ -73,7 +73,9 @@ def run(args) -> int:
                               "its own folder)")
         for text in args.overrides:
             key, value = parse_override(text)
-            if key in KEPT_ON_RESUME and value != values.get(key):
+            # init_from=none is init_from=null, as make_config reads a key that takes None
+            same = None if isinstance(value, str) and value.strip().lower() in NONE_WORDS else value
+            if key in KEPT_ON_RESUME and same != values.get(key):
                 raise ConfigError(f"{text}: a resumed run keeps its {key} ({KEPT_ON_RESUME[key]}); allowed: "
                                   "other keys, or a new run")
             values[key] = value

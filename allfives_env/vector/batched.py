@@ -251,7 +251,8 @@ class VectorAllFives:
         Those games' ``rewards``/``terminated`` keep their last values."""
         if not self._started:
             raise RuntimeError("call reset() before set_position()")
-        indices = list(np.atleast_1d(indices))
+        # as given, not through numpy: [0, True] would become [0, 1]
+        indices = list(indices) if isinstance(indices, (list, tuple)) else list(np.atleast_1d(indices))
         if not (len(hands) == len(boneyards) == len(leaders) == len(indices)):
             raise ValueError("indices, hands, boneyards and leaders need one entry per game")
         if scores is not None and len(scores) != len(indices):
@@ -268,13 +269,13 @@ class VectorAllFives:
         """Entry ``k`` of :meth:`set_position` as ``(game, tile order, leader, scores)``, or ValueError."""
         n = self.num_players
         if not is_int(b) or not 0 <= b < self.num_envs:
-            raise ValueError(f"game index {b} is not allowed; allowed: a whole number 0..{self.num_envs - 1}")
+            raise ValueError(f"game index {b} is not allowed; allowed: an integer 0..{self.num_envs - 1}")
         hand_lists, bone = validate_deal(self.config, hands[k], boneyards[k], None)
         leader = leaders[k]
         if not is_int(leader) or not 0 <= leader < n:
             raise ValueError(f"leader={leader!r} of game {b} is not a seat; allowed 0..{n - 1}")
         start = [0.0] * self.num_sides if scores is None or scores[k] is None else \
-            validate_scores(self.config, list(scores[k]))
+            validate_scores(self.config, scores[k])
         order = np.array([t for hand in hand_lists for t in hand] + bone, np.int64)
         return int(b), order, int(leader), np.array(start, np.float64)
 

@@ -349,6 +349,14 @@ def test_a_resume_refuses_what_would_move_it_to_another_folder(no_training, tmp_
     assert not no_training and not other.exists() and (run / "config.yaml").read_text() == before
 
 
+@pytest.mark.parametrize("words", ["init_from=none", "init_from=NULL", "init_from=null"])
+def test_a_resume_takes_none_for_a_kept_key_that_is_none(no_training, tmp_path, words):
+    """init_from=none reads as None, as a new run reads it: the same as the run's own, so not a change."""
+    run = _run_folder(tmp_path)
+    assert main(["--resume", str(run), words]) == 130  # the run started (stopped by the recorder)
+    assert no_training[0][0].init_from is None
+
+
 def test_a_folder_with_a_run_but_no_checkpoint_is_not_sent_to_resume(tmp_path):
     """A run stopped by an error before its first checkpoint leaves config.yaml and metrics.csv: --resume
     would refuse it (no latest.pt), so the refusal must not suggest it."""

@@ -401,7 +401,11 @@ def _position(num_envs=2):
 @pytest.mark.parametrize("indices, leaders, scores, words", [
     ([0, 1], [1, 7], None, "leader=7 of game 1 is not a seat; allowed 0..1"),  # game 0 was dealt, then refused
     ([0, 1], [1, 0], [[0, 0], [250, 0]], "already at the target"),
-    ([0, 5], [1, 0], None, "game index 5 is not allowed; allowed: a whole number 0..1"),
+    ([0, 5], [1, 0], None, "game index 5 is not allowed; allowed: an integer 0..1"),
+    ([0, True], [1, 0], None, "game index True is not allowed"),  # numpy made it game 1
+    ([0], [0], [{100: "a", 50: "b"}], "'scores' holds {100: 'a', 50: 'b'}; allowed: a list"),  # its keys were read
+    ([0], [0], [{10, 5}], "'scores' holds {"),
+    ([0], [0], [7], "'scores' holds 7; allowed: a list"),  # a TypeError
     ([0.9], [0], None, "game index .*0.9.* is not allowed"),  # was game 0
     ([True], [0], None, "game index .*True.* is not allowed"),  # was game 1
     ([0], [None], None, "leader=None of game 0 is not a seat"),  # int()'s own message
