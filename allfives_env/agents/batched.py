@@ -194,7 +194,7 @@ class BatchedSearch(BatchedAgent):
     def _actions(self, out, games, into):
         from .search import best_action
 
-        greedy = self._greedy.actions(out, games, np.empty(len(games), np.int64))
+        greedy = self._greedy._actions(out, games, np.empty(len(games), np.int64))  # games checked by actions()
         state = self._venv.compiled_state()
         for i, b in enumerate(games):
             legal = np.flatnonzero(out.mask[b])
