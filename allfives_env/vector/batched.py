@@ -389,9 +389,17 @@ def make_rng_state(seed, num) -> np.ndarray:
 def _entropy(seed) -> np.uint64:
     """One 64-bit word from ``seed`` (a whole number >= 0, or a sequence of them), or ValueError."""
     allowed = "a whole number >= 0, or a list of them"
-    if isinstance(seed, (bool, np.bool_)):  # SeedSequence would read True as 1
+    if _holds_a_boolean(seed):  # SeedSequence would read True as 1
         raise ValueError(f"seed={seed!r} is not allowed; allowed: {allowed}")
     try:
         return np.random.SeedSequence(seed).generate_state(1, np.uint64)[0]
     except (TypeError, ValueError):
         raise ValueError(f"seed={seed!r} is not allowed; allowed: {allowed}") from None
+
+
+def _holds_a_boolean(seed) -> bool:
+    """Whether ``seed`` is a boolean or a list, tuple or array holding one."""
+    if isinstance(seed, np.ndarray):
+        return seed.dtype == np.bool_
+    entries = seed if isinstance(seed, (list, tuple)) else (seed,)
+    return any(isinstance(entry, (bool, np.bool_)) for entry in entries)

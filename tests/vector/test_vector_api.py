@@ -434,3 +434,43 @@ def test_make_rng_state_refuses_a_seed_that_is_not_whole_numbers(seed):
     """As every other seed of the package: True read as 1, and numpy's own messages for the rest, before."""
     with pytest.raises(ValueError, match=f"seed={seed!r} is not allowed; allowed: a whole number >= 0"):
         make_rng_state(seed, 2)
+
+
+@pytest.mark.parametrize("seed", [[True, 1], (1, np.True_), np.array([True, False])])
+def test_make_rng_state_refuses_a_boolean_inside_a_list_seed(seed):
+    """Catches [True, 1] read as [1, 1] (the same streams) where a boolean alone is refused."""
+    with pytest.raises(ValueError, match="is not allowed; allowed: a whole number >= 0, or a list of them"):
+        make_rng_state(seed, 2)
+    assert (make_rng_state([0, 1], 2) != make_rng_state([1, 1], 2)).any()  # whole numbers still make streams
+
+
+@pytest.mark.parametrize("where", ["hands", "hand", "boneyard"])
+def test_a_deal_given_as_a_generator_is_one_valueerror_and_changes_nothing(where):
+    """Catches a generator (no len) taken for a list of tiles and failing later with a TypeError."""
+    venv = VectorAllFives(num_envs=2)
+    venv.reset(seed=0)
+    before = {k: v.copy() for k, v in venv.state_dict()["games"].items()}
+    hands, boneyard = [list(range(9)), list(range(9, 18))], list(range(18, 28))
+    if where == "hands":
+        hands = (hand for hand in hands)
+    elif where == "hand":
+        hands = [(t for t in hands[0]), hands[1]]
+    else:
+        boneyard = (t for t in boneyard)
+    name = "boneyard" if where == "boneyard" else "hands"
+    with pytest.raises(ValueError, match=f"'{name}' holds <generator object .*; allowed: "):
+        venv.set_position([0], [hands], [boneyard], [0])
+    for key, value in venv.state_dict()["games"].items():
+        np.testing.assert_array_equal(value, before[key], err_msg=key)
+
+
+def test_set_position_refuses_the_game_index_equal_to_num_envs_and_changes_nothing():
+    """Catches an off-by-one bound that lets game index B (one past the last game) through."""
+    venv = VectorAllFives(num_envs=2)
+    venv.reset(seed=0)
+    before = {k: v.copy() for k, v in venv.state_dict()["games"].items()}
+    hands, boneyard = [list(range(9)), list(range(9, 18))], list(range(18, 28))
+    with pytest.raises(ValueError, match=r"game index 2 is not allowed; allowed: an integer 0\.\.1"):
+        venv.set_position([0, 2], [hands, hands], [boneyard, boneyard], [0, 0])
+    for name, value in venv.state_dict()["games"].items():
+        np.testing.assert_array_equal(value, before[name], err_msg=name)
