@@ -22,6 +22,7 @@ from allfives_env.agents.champion import (
     CHAMPION_WORLDS,
     GAMMA,
     POINTS_PER_RETURN,
+    ChampionAgent,
     LeafValues,
 )
 from allfives_env.agents.heuristic import HeuristicAgent
@@ -261,3 +262,11 @@ def test_the_champion_takes_a_placement_that_wins_the_game_now(divisor, start):
     action = champion.act(view, view.legal_actions)
     game.step(action)
     assert game.game_over and tuple(game.winners) == (0,), action_name(action)
+
+
+@pytest.mark.parametrize("make", [lambda: ChampionAgent(value=True), lambda: make_agent("champion:value=true")])
+def test_champion_refuses_a_boolean_value_as_an_option_not_as_a_missing_file(make):
+    """Catches value=true taken for a path (a search for a file named 'True') instead of refused as a value."""
+    with pytest.raises(ValueError, match=r"value=True is not allowed; allowed: a policy file, default or none") as err:
+        make()
+    assert "not found" not in str(err.value) and len(str(err.value).splitlines()) == 1

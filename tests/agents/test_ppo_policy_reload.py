@@ -7,11 +7,20 @@ A process that plays the file again (an arena, an evaluation) must then see the 
 import os
 
 import numpy as np
+import pytest
 import torch
 
+from allfives_env.agents import make_agent
 from allfives_env.agents.ppo.agent import load_numpy_policy
 from allfives_env.agents.ppo.network import PolicyNet
-from allfives_env.agents.ppo.policy_file import FORMAT, VERSION, policy_record, with_digest
+from allfives_env.agents.ppo.policy_file import (
+    FORMAT,
+    VERSION,
+    CheckpointError,
+    check_policy_file,
+    policy_record,
+    with_digest,
+)
 from allfives_env.env.encoders import default_layout
 from allfives_env.rules import RulesConfig
 
@@ -41,3 +50,14 @@ def test_a_policy_file_rewritten_in_place_is_read_again(tmp_path):
         expected = second(torch.from_numpy(x))[1].numpy().reshape(-1)
     assert not np.allclose(expected, loaded.values(x))  # the two networks differ on these inputs
     np.testing.assert_allclose(reloaded.values(x), expected, atol=1e-5)
+
+
+def test_a_policy_path_that_exists_but_is_no_regular_file_is_named_as_such(tmp_path):
+    """Catches a FIFO (or device) given as a policy file reported as 'not found' though it exists."""
+    fifo = tmp_path / "pipe.pt"
+    os.mkfifo(fifo)
+    with pytest.raises(CheckpointError, match=r"checkpoint '.*pipe\.pt' is not a regular file \(hint\)$") as err:
+        check_policy_file(str(fifo), " (hint)")
+    assert "not found" not in str(err.value)
+    with pytest.raises(ValueError, match="is not a regular file"):
+        make_agent(f"ppo:{fifo}")

@@ -51,3 +51,19 @@ def test_a_zero_time_budget_samples_exactly_min_samples_worlds(monkeypatch, min_
     agent.reset(game.to_move, game.config, rng)
     agent.action_values(player_view(game, game.to_move), game.legal_actions())
     assert len(calls) == min_samples
+
+
+def test_a_zero_time_budget_without_min_samples_searches_the_documented_four_worlds(monkeypatch):
+    """Catches a default floor of worlds for time_ms other than the documented 4."""
+    calls = []
+    real = search_module.sample_world
+    monkeypatch.setattr(search_module, "sample_world", lambda view, rng: calls.append(1) or real(view, rng))
+    rng = np.random.default_rng(3)
+    game = Game(RulesConfig(num_players=2))
+    game.start_game(rng)
+    while len(game.legal_actions()) < 2:
+        game.start_game(rng)
+    agent = make_agent("search:samples=50,time_ms=0")
+    agent.reset(game.to_move, game.config, rng)
+    agent.action_values(player_view(game, game.to_move), game.legal_actions())
+    assert len(calls) == 4

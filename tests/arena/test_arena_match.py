@@ -369,3 +369,17 @@ def test_a_match_past_the_most_games_is_refused_before_its_schedule_is_built():
     with pytest.raises(ValueError, match=f"games={MAX_GAMES + 1} is not allowed; allowed: a whole number from 1 to "
                                          f"{MAX_GAMES:,}"):
         run_match(RulesConfig(num_players=2), ["heuristic", "greedy"], games=MAX_GAMES + 1)
+
+
+@pytest.mark.parametrize("z", [float("inf"), float("nan")])
+def test_wilson_interval_refuses_a_z_that_is_not_finite(z):
+    """Catches an infinite (or nan) z passing the check and giving a nan interval."""
+    with pytest.raises(ValueError, match=f"z={z!r} is not allowed; allowed: a positive number"):
+        wilson_interval(1, 3, z)
+
+
+def test_wilson_interval_of_no_games_is_everything_for_a_count_at_or_below_zero():
+    """Catches no successes of n <= 0 games refused instead of the know-nothing interval (0, 1)."""
+    assert wilson_interval(0, 0) == (0.0, 1.0)
+    assert wilson_interval(0, -1) == (0.0, 1.0)
+    assert all(math.isfinite(x) for x in wilson_interval(0.5, 1))

@@ -34,3 +34,12 @@ def test_indices_that_name_no_env_are_refused():
                  lambda: env.env_is_wrapped(object, indices=[1.5])):
         with pytest.raises(ValueError, match=r"name no env; allowed: env indices -3\.\.2"):
             call()
+
+
+@pytest.mark.parametrize("indices", [[True], [0, False], True])
+def test_sb3_indices_refuse_booleans(indices):
+    """Catches a boolean index (True read as env 1) taken as an env index."""
+    env = AllFivesVecEnv(3, num_players=2)
+    env.reset()
+    with pytest.raises(ValueError, match=r"indices \[.*(True|False).*\] name no env; allowed: env indices -3\.\.2"):
+        env.get_attr("num_envs", indices=indices)

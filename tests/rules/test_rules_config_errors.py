@@ -363,3 +363,10 @@ def test_a_tile_name_with_other_characters_is_refused(text):
 @pytest.mark.parametrize("text", ["3|5", "[3|5]", "3-5", "35", " [ 5 | 3 ] ", "5-3"])
 def test_every_documented_way_of_writing_a_tile_reads_it(text):
     assert parse_tile(text) == parse_tile("[3|5]")
+
+
+@pytest.mark.parametrize("text", [35, 3.5, b"35", ["3", "5"], None])
+def test_parse_tile_refuses_what_is_not_a_string(text):
+    """Catches parse_tile reading a non-string (the number 35, bytes) through str() as a tile name."""
+    with pytest.raises(ValueError, match="cannot read a tile from .*; write it as \\[a\\|b\\] with halves 0..6"):
+        parse_tile(text)

@@ -1,11 +1,13 @@
 """The training config: typed fields, YAML files and key=value overrides; errors name the key."""
 
 import glob
+import io
 import time
 from pathlib import Path
 
 import pytest
 
+import training.rollout as rollout
 from training.cli import main
 from training.config import ConfigError, TrainConfig, field_docs, load_config, make_config, parse_override
 
@@ -409,3 +411,40 @@ def test_a_whole_float_is_taken_for_an_integer_key_and_a_fraction_is_not():
     assert cfg.num_envs == 64 and type(cfg.num_envs) is int
     with pytest.raises(ConfigError, match="'num_envs' needs an integer; got 8.5"):
         load_config(None, ["num_envs=8.5"])
+
+
+def test_a_rollout_is_not_refused_where_the_system_does_not_say_its_memory(monkeypatch):
+    """Catches check_rollout_fits failing (TypeError) when machine_memory() returns None."""
+    monkeypatch.setattr(rollout, "machine_memory", lambda: None)
+    assert rollout.check_rollout_fits(10 ** 9, 10, 114) is None
+
+
+def _fake_memory(monkeypatch, cgroup_text):
+    monkeypatch.setattr(rollout.os, "sysconf", lambda name: {"SC_PHYS_PAGES": 2 ** 20, "SC_PAGE_SIZE": 4096}[name])
+    real_open = open
+
+    def fake_open(path, *args, **kwargs):
+        if path == "/sys/fs/cgroup/memory.max":
+            return io.StringIO(cgroup_text)
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(rollout, "open", fake_open, raising=False)
+
+
+def test_machine_memory_is_the_control_group_limit_where_it_is_lower(monkeypatch):
+    """Catches machine_memory ignoring a cgroup memory.max below the machine's memory."""
+    _fake_memory(monkeypatch, "1048576\n")
+    assert rollout.machine_memory() == 1048576
+    _fake_memory(monkeypatch, "max\n")
+    assert rollout.machine_memory() == 2 ** 32
+    with pytest.raises(ConfigError, match="more than this machine's 0.0 GiB"):
+        _fake_memory(monkeypatch, "1048576\n")
+        rollout.check_rollout_fits(10 ** 6, 10, 114)
+
+
+def test_quoted_none_words_with_spaces_and_null_read_as_none():
+    """Catches 'null' or a none word with spaces around it (a quoted YAML string) not read as None."""
+    cfg = load_config("configs/smoke.yaml", ["target='null'", "target_kl=' None '", "init_from='NULL'"])
+    assert (cfg.target, cfg.target_kl, cfg.init_from) == (None, None, None)
+    with pytest.raises(ConfigError, match="config key 'seed' needs an integer; got 'null'"):
+        load_config("configs/smoke.yaml", ["seed='null'"])
