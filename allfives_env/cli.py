@@ -271,7 +271,7 @@ def add_rate(p):
 def run_rate(args) -> int:
     from .arena import format_alpharank, format_nash, format_ratings, rate_agents
     from .arena.outputs import write_output
-    from .arena.population import alpha_rank, nash_averaging, openspiel_alpharank, win_rate_matrix
+    from .arena.population import alpha_rank, nash_averaging, openspiel_alpharank, scipy_optimize, win_rate_matrix
 
     method = getattr(args, "method", "elo")  # eval --rating: Elo
     config = _config(args)
@@ -279,6 +279,8 @@ def run_rate(args) -> int:
     _check_outputs(args, "json", inputs=args.agents)
     if method in ("alpharank", "all"):
         openspiel_alpharank()  # a missing OpenSpiel is refused before the round robin
+    if method in ("nash", "all"):
+        scipy_optimize()  # and a missing scipy
     rating = rate_agents(config, args.agents, args.games, seed=args.seed, workers=args.workers,
                          progress=not args.no_progress and sys.stderr.isatty())
     tables = [format_ratings(rating)] if method in ("elo", "all") else []

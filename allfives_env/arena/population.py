@@ -36,6 +36,7 @@ RANK_DECIMALS = 4
 NASH_TOL = 1e-9
 OPENSPIEL_INSTALL = 'pip install -e ".[openspiel]"'
 NASH_IMPLEMENTATION = "max-entropy Nash of P - P^T by scipy linprog + SLSQP"
+SCIPY_INSTALL = "pip install scipy"
 
 
 def win_rate_matrix(rating: dict):
@@ -106,6 +107,16 @@ def nash_averaging(win_rates, specs) -> dict:
     }
 
 
+def scipy_optimize():
+    """scipy's ``(linprog, minimize)``, or a one-line ``ValueError`` saying how to install scipy (the set-up
+    installs it; an environment-only install does not)."""
+    try:
+        from scipy.optimize import linprog, minimize
+    except ImportError as exc:
+        raise ValueError(f"Nash averaging needs scipy ({exc}); install it with {SCIPY_INSTALL}") from None
+    return linprog, minimize
+
+
 def max_entropy_nash(game, tol: float = NASH_TOL):
     """The maximum-entropy symmetric Nash equilibrium of the antisymmetric zero-sum matrix ``game``.
 
@@ -115,8 +126,7 @@ def max_entropy_nash(game, tol: float = NASH_TOL):
     maximum-entropy one fills it). When the LPs all find one point, the equilibrium is unique;
     otherwise SLSQP maximises the entropy on the support, from the LPs' mean.
     """
-    from scipy.optimize import linprog, minimize
-
+    linprog, minimize = scipy_optimize()
     game = np.asarray(game, dtype=float)
     n = len(game)
     ones, zeros = np.ones((1, n)), np.zeros(n)

@@ -201,12 +201,17 @@ def _refuse(*args, **kwargs):
 @pytest.mark.parametrize("argv, words", [
     (["--method", "glicko"], ["argument --method: invalid choice: 'glicko'", "'elo', 'alpharank', 'nash', 'all'"]),
     (["--method", "alpharank", "--no-openspiel"], ['pip install -e ".[openspiel]"']),
+    (["--method", "nash", "--no-scipy"], ["Nash averaging needs scipy", "pip install scipy"]),
+    (["--method", "all", "--no-scipy"], ["Nash averaging needs scipy", "pip install scipy"]),
 ])
 def test_a_bad_method_is_one_line_before_any_game(capsys, monkeypatch, argv, words):
     monkeypatch.setattr(allfives_env.arena.match, "_play_deals", _refuse)
     if "--no-openspiel" in argv:
         argv = argv[:-1]
         monkeypatch.setitem(sys.modules, "open_spiel.python.egt", None)
+    if "--no-scipy" in argv:  # an environment-only install: no scipy
+        argv = argv[:-1]
+        monkeypatch.setitem(sys.modules, "scipy.optimize", None)
     status, out, err = run_cli(capsys, "rate", "--agents", "random", "greedy", "--games", "2", *argv)
     assert status == 2 and out == ""
     lines = err.strip().splitlines()
