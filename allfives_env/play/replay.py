@@ -43,6 +43,17 @@ def _position_sentences(game, action, names):
     return [sentence, *(narrate_hand_end(game, names) if game.hand_over else [])]
 
 
+def check_sentence(record, final, names) -> str:
+    """What the replay checked, and how the game ended (``final``: its last position); the terminal
+    replay and the browser's say the same."""
+    hands = len(record["hands"])
+    if final.game_over:
+        return (f"Record check passed: {hands} hand(s) replay to the recorded scores hand by hand and to the "
+                f"final scores ({scores_text(final, names)}).")
+    return (f"Record check passed: {hands} hand(s) replay to the recorded scores hand by hand; the game was "
+            f"stopped unfinished in hand {final.hand_number + 1} ({scores_text(final, names)}).")
+
+
 def record_names(record, num_players):
     """Seat names, with each seat's spec when the record has them."""
     seats = record.get("seats")
@@ -58,9 +69,7 @@ def replay_session(record, stdin, console, echo=False):
         positions, names = replay_positions(record)
     except ValueError as exc:
         raise ValueError(f"Record check failed: {exc}") from None
-    scores = scores_text(positions[-1][1], names)
-    print_lines(console, [f"Record check: {len(record['hands'])} hands replay to the recorded scores "
-                          f"hand by hand and to the final scores ({scores})."])
+    print_lines(console, [check_sentence(record, positions[-1][1], names)])
     hand_starts = [i for i, (k, _, _) in enumerate(positions) if i == 0 or positions[i - 1][0] != k]
     index = 0
     try:

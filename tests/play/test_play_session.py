@@ -203,6 +203,8 @@ def test_an_agent_that_fails_mid_game_ends_it_in_one_line_and_the_game_so_far_is
     assert _real_choices(record, failed_seat) == 4  # the record stops at the failure: its four choices, no more
     out = io.StringIO()
     assert replay_session(record, io.StringIO("e\n"), make_console(out, color=False)) == 0
+    # the terminal replay says the game was left unfinished, as the browser's does (it said "final scores")
+    assert "the game was stopped unfinished in hand " in out.getvalue() and "final scores" not in out.getvalue()
 
 
 def test_an_agent_failure_is_still_the_error_when_its_game_cannot_be_recorded(tmp_path, monkeypatch):

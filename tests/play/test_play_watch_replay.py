@@ -73,7 +73,7 @@ def test_replay_of_an_arena_record_steps_forward_back_and_jumps(tmp_path):
     proc = _cli("replay", str(path), "--game", "2", stdin="n\n\nb\nh 2\nzz\ne\nn\nq\n")
     assert proc.returncode == 0, proc.stderr
     text = proc.stdout
-    assert "Record check:" in text and "replay to the recorded scores" in text
+    assert "Record check passed: " in text and "hand(s) replay to the recorded scores" in text and "final scores" in text
     assert "step 2 (position 3/" in text and "step 1 (position 2/" in text
     assert "Replay - hand 2/" in text and "'zz' is not a replay command" in text
     assert "Already at the end" in text

@@ -1,8 +1,7 @@
 """A recorded game as the data of a replay page: every position, checked against the record first."""
 
 from ...rules.record import parse_records
-from ..narrate import scores_text
-from ..replay import replay_positions
+from ..replay import check_sentence, replay_positions
 from ..table import ScoreSheet
 from .views import position_view
 
@@ -51,16 +50,7 @@ def replay_data(record, game_number=1, games_in_file=1) -> dict:
         views.append(position_view(game, names, None, sentences))
     final = positions[-1][1]
     return {"positions": views, "hand_starts": hand_starts, "names": names,
-            "check": _check_sentence(record, final, names),
+            "check": check_sentence(record, final, names),
             "sheet": [{"hand": number, "how": how, "gains": gains, "totals": totals}
                       for number, how, gains, totals in sheet.rows],
             "game": game_number, "games_in_file": games_in_file, "unfinished": not final.game_over}
-
-
-def _check_sentence(record, final, names):
-    hands = len(record["hands"])
-    if final.game_over:
-        return (f"Record check passed: {hands} hand(s) replay to the recorded scores hand by hand and to the "
-                f"final scores ({scores_text(final, names)}).")
-    return (f"Record check passed: {hands} hand(s) replay to the recorded scores hand by hand; the game was "
-            f"stopped unfinished in hand {final.hand_number + 1} ({scores_text(final, names)}).")
