@@ -250,8 +250,15 @@ def run_eval(args) -> int:
                       progress=not args.no_progress and sys.stderr.isatty(), records_path=args.records)
     print(format_table(match))
     if args.json:
-        write_output(args.json, json.dumps(match.to_dict(), indent=2), "--json")
+        write_output(args.json, json.dumps(_with_code(match.to_dict()), indent=2), "--json")
     return 0
+
+
+def _with_code(data: dict) -> dict:
+    """``data`` and the code that produced it (package version, commit), as a benchmark scorecard has."""
+    from .arena.benchmark import code_version
+
+    return {**data, "code": code_version()}
 
 
 # ------------------------------------------------------------------ rate
@@ -293,7 +300,7 @@ def run_rate(args) -> int:
         tables.append(format_nash(rating["nash"]))
     print("\n\n".join(tables))
     if args.json:
-        write_output(args.json, json.dumps(rating, indent=2), "--json")
+        write_output(args.json, json.dumps(_with_code(rating), indent=2), "--json")
     return 0
 
 

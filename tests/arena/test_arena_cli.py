@@ -6,6 +6,8 @@ import sys
 
 import pytest
 
+import allfives_env
+from allfives_env.arena.benchmark import code_version
 from allfives_env.arena.outputs import check_output_file, write_output
 
 
@@ -21,6 +23,8 @@ def test_eval_smoke_with_json_and_records(tmp_path):
     assert "win rate" in proc.stdout and "greedy" in proc.stdout
     data = json.loads(out.read_text())
     assert data["games"] == 4 and data["players"] == 2
+    # the code that played it, as a benchmark scorecard says: the package version and the checkout's commit
+    assert data["code"] == code_version() and data["code"]["version"] == allfives_env.__version__
     assert [a["spec"] for a in data["agents"]] == ["greedy", "random"]
     for agent in data["agents"]:
         lo, hi = agent["win_rate_ci95"]
@@ -35,10 +39,12 @@ def test_eval_four_players_with_workers_and_user_class():
     assert proc.returncode == 0, proc.stderr
 
 
-def test_rate_smoke():
-    proc = _run("rate", "--agents", "random", "greedy", "--games", "2", "--target", "60")
+def test_rate_smoke(tmp_path):
+    out = tmp_path / "rating.json"
+    proc = _run("rate", "--agents", "random", "greedy", "--games", "2", "--target", "60", "--json", str(out))
     assert proc.returncode == 0, proc.stderr
     assert "Elo" in proc.stdout
+    assert json.loads(out.read_text())["code"] == code_version()
 
 
 @pytest.mark.parametrize("args, words", [
