@@ -20,12 +20,17 @@ DESCRIPTION = "PPO self-play training for All Fives"
 
 
 def build_parser(prog="python -m training"):
-    docs = field_docs()
-    epilog = "config keys (override with key=value):\n" + "\n".join(f"  {k}: {v}" for k, v in docs.items())
-    p = OneLineParser(prog=prog, description=DESCRIPTION, epilog=epilog,
-                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_arguments(p)
+    p = OneLineParser(prog=prog, description=DESCRIPTION)
+    add_arguments_and_keys(p)
     return p
+
+
+def add_arguments_and_keys(p):
+    """The options, and every config key in the help's epilog (``allfives train --help`` as ``python -m
+    training --help``)."""
+    add_arguments(p)
+    p.epilog = "config keys (override with key=value):\n" + "\n".join(f"  {k}: {v}" for k, v in field_docs().items())
+    p.formatter_class = argparse.RawDescriptionHelpFormatter
 
 
 def add_arguments(p):
@@ -112,4 +117,4 @@ def main(argv=None, prog="python -m training") -> int:
 def command():
     """The ``allfives train`` subcommand for ``allfives_env.cli``: ``(add_arguments, run, help)``;
     ``run`` raises ``ConfigError`` / ``CheckpointError`` (both ``ValueError``) on bad input."""
-    return add_arguments, run, DESCRIPTION + " (configs/*.yaml, key=value overrides; python -m training --help lists the keys)"
+    return add_arguments_and_keys, run, DESCRIPTION + " (configs/*.yaml, key=value overrides; --help lists the keys)"
