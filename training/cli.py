@@ -115,6 +115,6 @@ def main(argv=None, prog="python -m training") -> int:
 
 
 def command():
-    """The ``allfives train`` subcommand for ``allfives_env.cli``: ``(add_arguments, run, help)``;
+    """The ``allfives train`` subcommand for ``allfives_env.cli``: ``(add_arguments_and_keys, run, help)``;
     ``run`` raises ``ConfigError`` / ``CheckpointError`` (both ``ValueError``) on bad input."""
     return add_arguments_and_keys, run, DESCRIPTION + " (configs/*.yaml, key=value overrides; --help lists the keys)"
