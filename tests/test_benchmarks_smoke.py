@@ -146,7 +146,6 @@ def test_bad_arguments_are_refused_in_one_line_before_any_work(script, args, mes
     assert not list(tmp_path.iterdir())  # nothing written or made
 
 
-@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # PettingZoo's own, importing connect_four_v3
 def test_aec_speed_plays_every_entry_once_untimed_before_the_timed_runs(monkeypatch, capsys):
     """The first game of an entry loads its compiled kernels: timed, it made a one-repeat figure 300x too low."""
     module = load_benchmark("aec_speed.py")
