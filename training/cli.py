@@ -13,7 +13,16 @@ import sys
 from allfives_env.agents.ppo.agent import CheckpointError
 from allfives_env.cli import OneLineParser
 
-from .config import NONE_WORDS, ConfigError, field_docs, load_config, make_config, parse_override, read_config_file
+from .config import (
+    ConfigError,
+    TrainConfig,
+    config_value,
+    field_docs,
+    load_config,
+    make_config,
+    parse_override,
+    read_config_file,
+)
 from .metrics import format_summary
 
 DESCRIPTION = "PPO self-play training for All Fives"
@@ -78,9 +87,8 @@ def run(args) -> int:
                               "its own folder)")
         for text in args.overrides:
             key, value = parse_override(text)
-            # init_from=none is init_from=null, as make_config reads a key that takes None
-            same = None if isinstance(value, str) and value.strip().lower() in NONE_WORDS else value
-            if key in KEPT_ON_RESUME and same != values.get(key):
+            # compared as the config holds them: init_from=none is init_from=null, run_name=none a name
+            if key in KEPT_ON_RESUME and config_value(key, value) != config_value(key, _saved(values, key)):
                 raise ConfigError(f"{text}: a resumed run keeps its {key} ({KEPT_ON_RESUME[key]}); allowed: "
                                   "other keys, or a new run")
             values[key] = value
@@ -93,6 +101,11 @@ def run(args) -> int:
         summary = train(cfg, args.run_dir)
     print(format_summary(summary))
     return 0
+
+
+def _saved(values, key):
+    """A run's own value of ``key``: its config.yaml's, or the default where that file predates the key."""
+    return values[key] if key in values else getattr(TrainConfig(), key)
 
 
 def describe(cfg) -> str:

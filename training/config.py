@@ -318,6 +318,15 @@ def make_config(values: dict) -> TrainConfig:
     return _validate(TrainConfig(**converted))
 
 
+def config_value(key: str, value):
+    """``value`` as config key ``key`` holds it: converted to its field's type (``none``/``null`` is None
+    only where the key takes None), or :class:`ConfigError`."""
+    kinds = typing.get_type_hints(TrainConfig)
+    if key not in kinds:
+        raise _unknown(key)
+    return _check_value(key, value, kinds[key])
+
+
 def parse_override(text: str):
     """``"key=value"`` -> ``(key, value)``; the value is read as YAML (``1e-3``, ``true``, ``[64, 64]``)."""
     key, eq, raw = text.partition("=")

@@ -96,6 +96,7 @@ class AllFivesVecEnv(VecEnv):
         return [value] * len(self._indices(indices))
 
     def set_attr(self, attr_name, value, indices=None):
+        self._indices(indices)  # checked before anything is set
         setattr(self, attr_name, value)
 
     def env_method(self, method_name, *method_args, indices=None, **method_kwargs):

@@ -36,6 +36,16 @@ def test_indices_that_name_no_env_are_refused():
             call()
 
 
+def test_set_attr_refuses_indices_that_name_no_env_and_sets_nothing():
+    """Catches set_attr ignoring its indices (index 7 of 3 envs set the attribute all the same)."""
+    env = AllFivesVecEnv(3, num_players=2)
+    env.reset()
+    env.set_attr("probe", 1, indices=[0, -3])
+    with pytest.raises(ValueError, match=r"indices \[7\] name no env; allowed: env indices -3\.\.2"):
+        env.set_attr("probe", 2, indices=[7])
+    assert env.get_attr("probe") == [1, 1, 1]
+
+
 @pytest.mark.parametrize("indices", [[True], [0, False], True])
 def test_sb3_indices_refuse_booleans(indices):
     """Catches a boolean index (True read as env 1) taken as an env index."""

@@ -359,6 +359,30 @@ def test_a_resume_takes_none_for_a_kept_key_that_is_none(no_training, tmp_path, 
     assert no_training[0][0].init_from is None
 
 
+def test_a_resume_reads_a_none_word_as_a_name_where_the_key_takes_no_none(no_training, tmp_path, capsys):
+    """Catches run_name=none read as None on resume: a run named "none" was refused its own name, and a
+    run named otherwise was refused with a change it did not ask for."""
+    from training.run_folder import save_config
+
+    named = tmp_path / "named"
+    named.mkdir()
+    save_config(load_config("configs/smoke.yaml", ["run_name=none"]), str(named))
+    assert main(["--resume", str(named), "run_name=none"]) == 130  # its own name: the run started
+    assert no_training[-1][0].run_name == "none"
+    run = _run_folder(tmp_path)
+    assert main(["--resume", str(run), "run_name=none"]) == 2
+    err = capsys.readouterr().err
+    assert "run_name=none: a resumed run keeps its run_name" in err and len(err.splitlines()) == 1
+
+
+def test_a_resume_refuses_a_kept_key_of_the_wrong_type_in_one_line(no_training, tmp_path, capsys):
+    run = _run_folder(tmp_path)
+    assert main(["--resume", str(run), "seed=abc"]) == 2
+    err = capsys.readouterr().err
+    assert "config key 'seed' needs an integer; got 'abc'" in err and len(err.splitlines()) == 1
+    assert not no_training
+
+
 def test_a_folder_with_a_run_but_no_checkpoint_is_not_sent_to_resume(tmp_path):
     """A run stopped by an error before its first checkpoint leaves config.yaml and metrics.csv: --resume
     would refuse it (no latest.pt), so the refusal must not suggest it."""
