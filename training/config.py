@@ -308,14 +308,7 @@ def _check_fixed_opponent(cfg: TrainConfig):
 
 def make_config(values: dict) -> TrainConfig:
     """A validated :class:`TrainConfig` from a dict (unknown keys and wrong types are errors)."""
-    kinds = typing.get_type_hints(TrainConfig)
-    known = {f.name for f in fields(TrainConfig)}
-    converted = {}
-    for key, value in values.items():
-        if key not in known:
-            raise _unknown(key)
-        converted[key] = _check_value(key, value, kinds[key])
-    return _validate(TrainConfig(**converted))
+    return _validate(TrainConfig(**{key: config_value(key, value) for key, value in values.items()}))
 
 
 def config_value(key: str, value):
