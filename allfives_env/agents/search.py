@@ -101,14 +101,26 @@ class SearchAgent(BaseAgent):
         if min_samples is not None and time_ms is None:  # it would change nothing
             raise ValueError(f"min_samples={min_samples} without time_ms changes nothing (the least worlds of a "
                              "time_ms budget); allowed: min_samples with time_ms (engine=python), or no min_samples")
+        self._min_samples_given = min_samples is not None
+        if self.samples is not None:
+            self._check_min_samples(self.samples, f"samples={self.samples}")
         self.win_value = check_number("win_value", win_value, minimum=0.0)
 
     #: worlds per move by player count when ``samples`` is not given
     default_samples = DEFAULT_SAMPLES
 
+    def _check_min_samples(self, samples, named):
+        """A given ``min_samples`` at or above the worlds searched would leave ``time_ms`` nothing to stop."""
+        if self._min_samples_given and self.min_samples >= samples:
+            allowed = f"min_samples from 1 to {samples - 1}" if samples > 1 else "no min_samples (one world)"
+            raise ValueError(f"min_samples={self.min_samples} is not below {named}, so time_ms could never stop "
+                             f"the search early; allowed: {allowed}")
+
     def reset(self, seat, config, rng):
         super().reset(seat, config, rng)
         self._samples = self.samples or self.default_samples[config.num_players]
+        if self.samples is None:
+            self._check_min_samples(self._samples, f"the {self._samples} worlds of {config.num_players} players")
         if self.engine == "compiled":
             from .search_compiled import CompiledSearch
 

@@ -67,3 +67,28 @@ def test_a_zero_time_budget_without_min_samples_searches_the_documented_four_wor
     agent.reset(game.to_move, game.config, rng)
     agent.action_values(player_view(game, game.to_move), game.legal_actions())
     assert len(calls) == 4
+
+
+@pytest.mark.parametrize("spec, words", [
+    ("search:samples=10,time_ms=5,min_samples=10", "min_samples=10 is not below samples=10, so time_ms could never "
+                                                   "stop the search early; allowed: min_samples from 1 to 9"),
+    ("search:samples=1,time_ms=5,min_samples=3", "allowed: no min_samples (one world)"),
+])
+def test_min_samples_that_leaves_time_ms_nothing_to_stop_is_refused_when_built(spec, words):
+    """Catches min_samples at or above samples accepted: time_ms then changed nothing."""
+    with pytest.raises(ValueError) as refused:
+        make_agent(spec)
+    assert words in str(refused.value)
+
+
+def test_min_samples_at_the_default_worlds_is_refused_before_a_game_in_one_line():
+    """With samples by player count (24 with 2 players) the check waits for the player count."""
+    from allfives_env.arena import run_match
+
+    config = RulesConfig(num_players=2)
+    with pytest.raises(ValueError) as refused:
+        run_match(config, ["search:time_ms=5,min_samples=24", "greedy"], games=2, seed=0)
+    assert "min_samples=24 is not below the 24 worlds of 2 players" in str(refused.value)
+    assert "\n" not in str(refused.value)
+    match = run_match(config, ["search:time_ms=5,min_samples=23", "greedy"], games=2, seed=0)
+    assert len(match.games) == 2
