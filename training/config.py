@@ -230,6 +230,10 @@ def _most_eval_games(cfg: TrainConfig) -> int:
     return MAX_NUM_ENVS // sides * sides
 
 
+#: Each config key's type, read once (config_value converts every key of every config with it).
+_FIELD_TYPES = typing.get_type_hints(TrainConfig)
+
+
 def _validate(cfg: TrainConfig) -> TrainConfig:
     checks = [
         ("run_name", _is_folder_name(cfg.run_name), "a non-empty name without '/', not '.' or '..' (the folder made "
@@ -314,10 +318,9 @@ def make_config(values: dict) -> TrainConfig:
 def config_value(key: str, value):
     """``value`` as config key ``key`` holds it: converted to its field's type (``none``/``null`` is None
     only where the key takes None), or :class:`ConfigError`."""
-    kinds = typing.get_type_hints(TrainConfig)
-    if key not in kinds:
+    if key not in _FIELD_TYPES:
         raise _unknown(key)
-    return _check_value(key, value, kinds[key])
+    return _check_value(key, value, _FIELD_TYPES[key])
 
 
 def parse_override(text: str):

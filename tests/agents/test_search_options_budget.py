@@ -34,10 +34,11 @@ def _decision_with_choices(seed=3):
             return game, rng
 
 
-@pytest.mark.parametrize("min_samples", [1, 3])
-def test_a_zero_time_budget_samples_exactly_min_samples_worlds(monkeypatch, min_samples):
+@pytest.mark.parametrize("min_samples, worlds", [("1", 1), ("3", 3), (None, 4)])
+def test_a_zero_time_budget_samples_exactly_min_samples_worlds(monkeypatch, min_samples, worlds):
     """``time_ms=0``: the deadline has passed as soon as sampling starts, so the search stops at the
-    first check allowed, after exactly ``min_samples`` worlds (not one more)."""
+    first check allowed, after exactly ``min_samples`` worlds (not one more). Also catches a default
+    floor other than the documented 4."""
     calls = []
     real = search_module.sample_world
 
@@ -47,26 +48,11 @@ def test_a_zero_time_budget_samples_exactly_min_samples_worlds(monkeypatch, min_
 
     monkeypatch.setattr(search_module, "sample_world", counting)
     game, rng = _decision_with_choices()
-    agent = make_agent(f"search:samples=50,time_ms=0,min_samples={min_samples}")
+    option = "" if min_samples is None else f",min_samples={min_samples}"
+    agent = make_agent(f"search:samples=50,time_ms=0{option}")
     agent.reset(game.to_move, game.config, rng)
     agent.action_values(player_view(game, game.to_move), game.legal_actions())
-    assert len(calls) == min_samples
-
-
-def test_a_zero_time_budget_without_min_samples_searches_the_documented_four_worlds(monkeypatch):
-    """Catches a default floor of worlds for time_ms other than the documented 4."""
-    calls = []
-    real = search_module.sample_world
-    monkeypatch.setattr(search_module, "sample_world", lambda view, rng: calls.append(1) or real(view, rng))
-    rng = np.random.default_rng(3)
-    game = Game(RulesConfig(num_players=2))
-    game.start_game(rng)
-    while len(game.legal_actions()) < 2:
-        game.start_game(rng)
-    agent = make_agent("search:samples=50,time_ms=0")
-    agent.reset(game.to_move, game.config, rng)
-    agent.action_values(player_view(game, game.to_move), game.legal_actions())
-    assert len(calls) == 4
+    assert len(calls) == worlds
 
 
 @pytest.mark.parametrize("spec, words", [
