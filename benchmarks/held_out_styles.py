@@ -11,6 +11,8 @@ For each player count every ``--agents`` spec (default: the shipped policy, the 
 compiled search, heuristic and greedy for reference) plays a duplicate match with seat rotation
 against each opponent (one per other side: the same style twice with 3 players, a partnership with
 4). ``--opponents`` takes the style names below and any agent spec (``openspiel:ismcts,...``).
+Each style is also an agent spec from the checkout's root:
+``python -m allfives_env eval --players 2 --agents champion benchmarks.held_out_styles:Blocker``.
 
 Styles:
   heavy       sheds its heaviest tile; points only break ties

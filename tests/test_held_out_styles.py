@@ -106,3 +106,12 @@ def test_the_script_reports_the_arenas_result_for_every_lineup(tmp_path):
         assert row["win_rate"] == match.agent_stats()[0].win_rate and row["games"] == len(match.games)
     table = (tmp_path / "h.md").read_text()
     assert "| agent | `blocker` | `random` |" in table and table.count("| `heuristic` |") == 2
+
+
+def test_a_style_is_an_agent_spec_from_the_checkouts_root():
+    """As results.md says: ``python -m allfives_env eval ... benchmarks.held_out_styles:Blocker``."""
+    out = subprocess.run([sys.executable, "-m", "allfives_env", "eval", "--players", "2", "--agents", "greedy",
+                          "benchmarks.held_out_styles:Blocker", "--games", "2", "--seed", "3"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert any(line.startswith("benchmarks.held_out_styles:Blocker ") for line in out.stdout.splitlines())
