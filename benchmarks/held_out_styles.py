@@ -33,8 +33,10 @@ sys.path.insert(0, str(ROOT))
 
 from allfives_env.agents.base import BaseAgent  # noqa: E402
 from allfives_env.agents.greedy import greedy_action  # noqa: E402
+from allfives_env.agents.registry import check_spec  # noqa: E402
 from allfives_env.arena import check_agents, run_match  # noqa: E402
 from allfives_env.arena.outputs import write_output  # noqa: E402
+from allfives_env.cli import games_arg, seed_arg  # noqa: E402
 from allfives_env.integrations.run_args import check_run_args  # noqa: E402
 from allfives_env.rules import RulesConfig  # noqa: E402
 from allfives_env.rules.actions import DRAW, slot_of, tile_of  # noqa: E402
@@ -91,10 +93,6 @@ class EpsGreedy(BaseAgent):
     name = "eps_greedy"
     explore = 0.25
 
-    def reset(self, seat, config, rng):
-        super().reset(seat, config, rng)
-        self.rng = rng
-
     def act(self, view, legal_actions):
         if self.rng.random() < self.explore:
             return legal_actions[int(self.rng.integers(len(legal_actions)))]
@@ -110,7 +108,8 @@ class Blocker(BaseAgent):
     def act(self, view, legal_actions):
         if forced(legal_actions):
             return legal_actions[0]
-        layout = stand_in_game(view)  # only the layout is read: the stand-in's other hands are never used
+        # the stand-in's other hands hold exactly the unseen tiles, so a block it finds after a play is real
+        layout = stand_in_game(view)
         return max(legal_actions, key=lambda a: (points_now(view, a) - self.threat(layout, view.unseen, a),
                                                  points_now(view, a), TILE_PIPS[tile_of(a)], -a))
 
@@ -181,11 +180,23 @@ def markdown(rows) -> str:
     return "\n".join(lines)
 
 
+def check_opponents(names) -> None:
+    """A ``ValueError`` for a name that is neither a style nor an agent spec (a mistyped style says what styles there are)."""
+    for name in names:
+        if name in STYLES:
+            continue
+        try:
+            check_spec(name)
+        except ValueError as exc:
+            raise ValueError(f"--opponents {name!r} is neither a style ({', '.join(STYLES)}) nor an agent spec: "
+                             f"{exc}") from None
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--players", type=int, nargs="+", choices=(2, 3, 4), default=[2, 3, 4])
-    parser.add_argument("--games", type=int, default=400, help="games per match (rounded up to whole rotations)")
-    parser.add_argument("--seed", type=int, default=10394, help="the deal seed of every match")
+    parser.add_argument("--games", type=games_arg, default=400, help="games per match (rounded up to whole rotations)")
+    parser.add_argument("--seed", type=seed_arg, default=10394, help="the deal seed of every match")
     parser.add_argument("--workers", type=int, default=2, help="processes per match")
     parser.add_argument("--agents", nargs="+", metavar="SPEC",
                         help="the agents measured (default: the shipped policy, champion, search, heuristic, greedy)")
@@ -196,7 +207,8 @@ def main(argv=None):
     args = parser.parse_args(argv)
     specs = [o for o in args.opponents if o not in STYLES]
     try:  # before the first game: a bad value found after an hour of play would lose the hour
-        check_run_args(args, positive=["games", "workers"], specs=["agents"], outputs=["json", "markdown"])
+        check_run_args(args, positive=["workers"], specs=["agents"], outputs=["json", "markdown"])
+        check_opponents(args.opponents)
         for players in args.players:
             check_agents(RulesConfig(num_players=players), (args.agents or default_agents(players)) + specs)
     except ValueError as exc:

@@ -25,6 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 from allfives_env.arena import check_agents, format_alpharank, format_nash, format_ratings, rate_agents  # noqa: E402
 from allfives_env.arena.population import alpha_rank, nash_averaging, win_rate_matrix  # noqa: E402
+from allfives_env.cli import games_arg, seed_arg  # noqa: E402
 from allfives_env.integrations.run_args import check_run_args  # noqa: E402
 from allfives_env.rules import RulesConfig  # noqa: E402
 
@@ -91,8 +92,8 @@ def plot(ratings, path):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--players", type=int, nargs="+", choices=(2, 3, 4), default=[2, 3, 4])
-    parser.add_argument("--games", type=int, default=400, help="games per match (rounded up to whole rotations)")
-    parser.add_argument("--seed", type=int, default=2027, help="the deal seed of every match")
+    parser.add_argument("--games", type=games_arg, default=400, help="games per match (rounded up to whole rotations)")
+    parser.add_argument("--seed", type=seed_arg, default=2027, help="the deal seed of every match")
     parser.add_argument("--workers", type=int, default=1, help="processes per match")
     parser.add_argument("--target", type=float, default=None, help="points to win (default: the R3 target)")
     parser.add_argument("--extra", nargs="*", default=[], metavar="SPEC", help="more agents for every player count")
@@ -101,7 +102,7 @@ def main(argv=None):
     parser.add_argument("--markdown", help="write the tables here")
     args = parser.parse_args(argv)
     try:  # before the first game: a bad value found after an hour of play would lose the hour
-        check_run_args(args, positive=["games", "workers"], specs=["extra"], outputs=["json", "plot", "markdown"])
+        check_run_args(args, positive=["workers"], specs=["extra"], outputs=["json", "plot", "markdown"])
         for players in args.players:  # every player count's pool, before the first count's games
             check_agents(RulesConfig(num_players=players, target=args.target), pool(players, args.extra))
     except ValueError as exc:

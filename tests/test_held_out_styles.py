@@ -44,7 +44,9 @@ def test_heavy_light_and_doubles_choose_by_their_rules(num_players):
     seen = 0
     for _, view, legal in choices(num_players, seed=num_players):
         heaviest = max(TILE_PIPS[tile_of(a)] for a in legal)
-        assert TILE_PIPS[tile_of(heavy.act(view, legal))] == heaviest
+        shed = heavy.act(view, legal)
+        assert TILE_PIPS[tile_of(shed)] == heaviest
+        assert points(view, shed) == max(points(view, a) for a in legal if TILE_PIPS[tile_of(a)] == heaviest)
         best = max(points(view, a) for a in legal)
         chosen = light.act(view, legal)
         assert points(view, chosen) == best
@@ -67,9 +69,10 @@ def test_eps_greedy_explores_a_quarter_of_its_choices_from_its_own_generator():
     assert total > 200 and 0.08 < off_greedy / total < 0.28
 
 
-@pytest.mark.parametrize("num_players", [2, 4])
+@pytest.mark.parametrize("num_players", [2, 3, 4])
 def test_blocker_weighs_its_points_against_the_best_reply_any_unseen_tile_has(num_players):
-    """The threat worked out again through the engine's own legal moves: the next seat given every unseen tile."""
+    """The threat worked out again through the engine's own legal moves: the next seat given every unseen tile;
+    among equal nets, more points now, then the heavier tile."""
     agent = seated(styles.Blocker, num_players)
     differs_from_greedy = 0
     for game, view, legal in choices(num_players, seed=20 + num_players):
@@ -79,13 +82,16 @@ def test_blocker_weighs_its_points_against_the_best_reply_any_unseen_tile_has(nu
             threat = 0
             if not after.hand_over:
                 after.hands[after.to_move] = view.unseen
-                after.must_play, after._legal = -1, None
                 replies = [a for a in after.legal_actions() if a < DRAW]
                 threat = max((points(after, a) for a in replies), default=0)
             return points(view, action) - threat
 
         chosen = agent.act(view, legal)
-        assert net(chosen) == max(net(a) for a in legal)
+        best_net = max(net(a) for a in legal)
+        tied = [a for a in legal if net(a) == best_net]
+        assert net(chosen) == best_net
+        assert (points(view, chosen), TILE_PIPS[tile_of(chosen)]) == max(
+            (points(view, a), TILE_PIPS[tile_of(a)]) for a in tied)
         differs_from_greedy += chosen != greedy_action(view, legal)
     assert differs_from_greedy > 5
 
@@ -101,7 +107,7 @@ def test_the_script_reports_the_arenas_result_for_every_lineup(tmp_path):
         (n, o, a) for n in (2, 3) for o in ("blocker", "random") for a in ("greedy", "heuristic")]
     for row in rows:
         opponent = styles.Blocker() if row["opponent"] == "blocker" else "random"
-        specs = [row["agent"]] + [opponent] * (row["players"] - 1)
+        specs = [row["agent"]] + [opponent] * (RulesConfig(num_players=row["players"]).num_sides - 1)
         match = run_match(RulesConfig(num_players=row["players"]), specs, 6, seed=row["seed"])
         assert row["win_rate"] == match.agent_stats()[0].win_rate and row["games"] == len(match.games)
     table = (tmp_path / "h.md").read_text()
