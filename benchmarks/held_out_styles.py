@@ -36,13 +36,13 @@ from allfives_env.agents.greedy import greedy_action  # noqa: E402
 from allfives_env.agents.registry import check_spec  # noqa: E402
 from allfives_env.arena import check_agents, run_match  # noqa: E402
 from allfives_env.arena.outputs import write_output  # noqa: E402
-from allfives_env.cli import games_arg, seed_arg  # noqa: E402
 from allfives_env.integrations.run_args import check_run_args  # noqa: E402
 from allfives_env.rules import RulesConfig  # noqa: E402
 from allfives_env.rules.actions import DRAW, slot_of, tile_of  # noqa: E402
 from allfives_env.rules.scoring import points_for_count  # noqa: E402
 from allfives_env.rules.tiles import SUIT_TILES, TILE_IS_DOUBLE, TILE_PIPS, mask_to_tiles  # noqa: E402
 from allfives_env.rules.view import stand_in_game  # noqa: E402
+from benchmarks.match_args import add_match_arguments  # noqa: E402
 
 
 def points_now(view, action) -> int:
@@ -194,10 +194,7 @@ def check_opponents(names) -> None:
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--players", type=int, nargs="+", choices=(2, 3, 4), default=[2, 3, 4])
-    parser.add_argument("--games", type=games_arg, default=400, help="games per match (rounded up to whole rotations)")
-    parser.add_argument("--seed", type=seed_arg, default=10394, help="the deal seed of every match")
-    parser.add_argument("--workers", type=int, default=2, help="processes per match")
+    add_match_arguments(parser, seed=10394, workers=2)
     parser.add_argument("--agents", nargs="+", metavar="SPEC",
                         help="the agents measured (default: the shipped policy, champion, search, heuristic, greedy)")
     parser.add_argument("--opponents", nargs="+", metavar="STYLE_OR_SPEC", default=list(STYLES),

@@ -25,9 +25,9 @@ sys.path.insert(0, str(ROOT))
 
 from allfives_env.arena import check_agents, format_alpharank, format_nash, format_ratings, rate_agents  # noqa: E402
 from allfives_env.arena.population import alpha_rank, nash_averaging, win_rate_matrix  # noqa: E402
-from allfives_env.cli import games_arg, seed_arg  # noqa: E402
 from allfives_env.integrations.run_args import check_run_args  # noqa: E402
 from allfives_env.rules import RulesConfig  # noqa: E402
+from benchmarks.match_args import add_match_arguments  # noqa: E402
 
 SCRIPTED = ["random", "greedy", "heuristic", "search:engine=compiled"]
 
@@ -91,10 +91,7 @@ def plot(ratings, path):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--players", type=int, nargs="+", choices=(2, 3, 4), default=[2, 3, 4])
-    parser.add_argument("--games", type=games_arg, default=400, help="games per match (rounded up to whole rotations)")
-    parser.add_argument("--seed", type=seed_arg, default=2027, help="the deal seed of every match")
-    parser.add_argument("--workers", type=int, default=1, help="processes per match")
+    add_match_arguments(parser, seed=2027, workers=1)
     parser.add_argument("--target", type=float, default=None, help="points to win (default: the R3 target)")
     parser.add_argument("--extra", nargs="*", default=[], metavar="SPEC", help="more agents for every player count")
     parser.add_argument("--json", help="write every rating here")
