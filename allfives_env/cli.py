@@ -140,23 +140,14 @@ def _frame_seconds(text):
 # ------------------------------------------------------------------ output paths
 def _check_outputs(args, *options, inputs=()):
     """Check every output file option of ``args`` (``"json"``, ``"records"``, ``"record"``) before
-    any work starts; two options naming one file are refused (one would overwrite the other), and so
-    is a file that one of the agent specs ``inputs`` reads."""
-    from .arena.outputs import check_not_an_input, check_output_file
+    any work starts (:func:`~.arena.outputs.check_outputs`: writable, distinct, not a file that one of
+    the agent specs ``inputs`` reads)."""
+    from .arena.outputs import check_outputs
 
-    given = {}
-    for name in options:
-        path = getattr(args, name, None)
-        if path is None:
-            continue
-        flag = f"--{name}"
-        example = "games.jsonl" if name.startswith("record") else "scorecard.md" if name == "markdown" else "results.json"
-        check_output_file(path, flag, example)
-        check_not_an_input(path, flag, inputs)
-        key = os.path.realpath(path)
-        if key in given:
-            raise ValueError(f"{given[key]} and {flag} name the same file {path}; give each its own file")
-        given[key] = flag
+    def example(name):
+        return "games.jsonl" if name.startswith("record") else "scorecard.md" if name == "markdown" else "results.json"
+
+    check_outputs([(f"--{name}", getattr(args, name, None), example(name)) for name in options], inputs)
 
 
 def _check_record_file(path):
@@ -197,7 +188,7 @@ def _record_target(out):
         check_output_folder(folder, where)
         if glob.glob(os.path.join(glob.escape(folder), "frame_*.png")):
             raise ValueError(f"{where}: folder {folder} already holds frame_*.png files (they would be mixed "
-                             f"with the new ones); give a new or empty folder")
+                             f"with the new ones); give a new folder or one without frame_*.png files")
         return "frames", folder
     if not is_folder:
         raise ValueError(f"{where}: a {os.path.splitext(folder)[1]!r} name is neither a GIF nor a folder of frames; {forms}")

@@ -41,13 +41,14 @@ def deal_wins(match) -> dict:
 
 
 def paired_difference(candidate: dict, reference: dict, games_per_deal: int) -> tuple:
-    """Mean per-game win-rate difference over shared (seed, deal) keys and its 95% half-width."""
+    """Mean per-game win-rate difference over shared (seed, deal) keys and its 95% half-width (None
+    from a single deal: no spread to measure)."""
     keys = sorted(set(candidate) & set(reference))
     diffs = [(candidate[k] - reference[k]) / games_per_deal for k in keys]
     n = len(diffs)
     mean = sum(diffs) / n
     if n < 2:
-        return mean, float("nan")
+        return mean, None
     var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
     return mean, Z95 * math.sqrt(var / n)
 
@@ -90,7 +91,8 @@ def format_comparison(result: dict) -> str:
         lo, hi = row["win_rate_ci95"]
         per = " ".join(f"{row['win_rate_per_seed'][s]:7.4f}" for s in seeds)
         diff, half = row["paired_difference_vs_first"], row["paired_difference_ci95_half_width"]
-        lines.append(f"{name:<{width}} {per}   {row['win_rate']:.4f} [{lo:.3f}, {hi:.3f}]   {diff:+.4f} +- {half:.4f}")
+        spread = "n/a (one deal)" if half is None else f"{half:.4f}"
+        lines.append(f"{name:<{width}} {per}   {row['win_rate']:.4f} [{lo:.3f}, {hi:.3f}]   {diff:+.4f} +- {spread}")
     lines.append(f"({result['games_per_seed']:,} games per deal set against {result['opponent']}, "
                  f"{result['players']} players)")
     return "\n".join(lines)
@@ -122,11 +124,15 @@ def main(argv=None) -> int:
     try:
         agents = parse_agents(args.agents)
         config = RulesConfig(num_players=args.players, **({} if args.target is None else {"target": args.target}))
-        check_run_args(args, positive=["games", "workers"], outputs=["json"])  # all before the first game
+        # all before the first game; the results must not replace a file an agent reads
+        check_run_args(args, positive=["games", "workers"], outputs=["json"], inputs=[args.opponent, *agents.values()])
         check_agents(config, [args.opponent, *agents.values()])
         negative = [seed for seed in args.seeds if seed < 0]
         if negative:
             raise ValueError(f"--seeds {negative[0]} is not allowed; allowed: non-negative integers")
+        repeated = sorted({seed for seed in args.seeds if args.seeds.count(seed) > 1})
+        if repeated:  # the same deals twice would be counted as twice the evidence
+            raise ValueError(f"--seeds {repeated[0]} is given twice; give each deal set once")
         result = compare(config, agents, args.opponent, args.seeds, args.games, args.workers)
     except ValueError as exc:
         sys.stderr.write(f"compare_policies: error: {exc}\n")

@@ -36,6 +36,7 @@ from allfives_env.agents.greedy import greedy_action  # noqa: E402
 from allfives_env.agents.registry import check_spec  # noqa: E402
 from allfives_env.arena import check_agents, run_match  # noqa: E402
 from allfives_env.arena.outputs import write_output  # noqa: E402
+from allfives_env.arena.ratings import refuse_repeated_specs  # noqa: E402
 from allfives_env.integrations.run_args import check_run_args  # noqa: E402
 from allfives_env.rules import RulesConfig  # noqa: E402
 from allfives_env.rules.actions import DRAW, slot_of, tile_of  # noqa: E402
@@ -204,8 +205,10 @@ def main(argv=None):
     args = parser.parse_args(argv)
     specs = [o for o in args.opponents if o not in STYLES]
     try:  # before the first game: a bad value found after an hour of play would lose the hour
-        check_run_args(args, positive=["workers"], specs=["agents"], outputs=["json", "markdown"])
+        check_run_args(args, positive=["workers"], specs=["agents"], outputs=["json", "markdown"], inputs=specs)
         check_opponents(args.opponents)
+        refuse_repeated_specs(args.opponents, "--opponents")
+        refuse_repeated_specs(args.agents or [], "--agents")
         for players in args.players:
             check_agents(RulesConfig(num_players=players), (args.agents or default_agents(players)) + specs)
     except ValueError as exc:

@@ -6,12 +6,13 @@
 
 For each player count a round robin (``allfives rate``: every pair, every triple with 3 players,
 plays a duplicate match of ``--games`` games with seat rotation) over random, greedy, heuristic,
-the compiled search (the default search's algorithm and budget, 48 worlds, at a fiftieth of its
-CPU), the shipped policy ``checkpoints/ppo_Np.pt`` (opponent-agnostic: no opponent model) and
-the champion (the compiled search with heuristic rollouts and the policy's value), plus any ``--extra`` specs. Three ratings come from the same games: Elo (a Bradley-Terry fit with
-its 95% margin), Nash averaging (which handles non-transitive pools: an agent outside the
-equilibrium has a negative skill) and, with the ``openspiel`` extra, alpha-Rank. The plot shows
-each player count's Elo with its margin.
+the compiled search (the default search's algorithm and budget, 24, 40 and 48 worlds with 2, 3
+and 4 players, at a fiftieth of its CPU), the shipped policy ``checkpoints/ppo_Np.pt``
+(opponent-agnostic: no opponent model) and the champion (the compiled search with heuristic
+rollouts and the policy's value), plus any ``--extra`` specs. Three ratings come from the same
+games: Elo (a Bradley-Terry fit with its 95% margin), Nash averaging (which handles
+non-transitive pools: an agent outside the equilibrium has a negative skill) and, with the
+``openspiel`` extra, alpha-Rank. The plot shows each player count's Elo with its margin.
 """
 
 import argparse
@@ -25,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 from allfives_env.arena import check_agents, format_alpharank, format_nash, format_ratings, rate_agents  # noqa: E402
 from allfives_env.arena.population import alpha_rank, nash_averaging, win_rate_matrix  # noqa: E402
+from allfives_env.arena.ratings import refuse_repeated_specs  # noqa: E402
 from allfives_env.integrations.run_args import check_run_args  # noqa: E402
 from allfives_env.rules import RulesConfig  # noqa: E402
 from benchmarks.match_args import add_match_arguments  # noqa: E402
@@ -99,8 +101,9 @@ def main(argv=None):
     parser.add_argument("--markdown", help="write the tables here")
     args = parser.parse_args(argv)
     try:  # before the first game: a bad value found after an hour of play would lose the hour
-        check_run_args(args, positive=["workers"], specs=["extra"], outputs=["json", "plot", "markdown"])
+        check_run_args(args, positive=["workers"], specs=["extra"], outputs=["json", "markdown"], images=["plot"])
         for players in args.players:  # every player count's pool, before the first count's games
+            refuse_repeated_specs(pool(players, args.extra), f"the {players}-player ladder (the pool and --extra)")
             check_agents(RulesConfig(num_players=players, target=args.target), pool(players, args.extra))
     except ValueError as exc:
         parser.error(str(exc))

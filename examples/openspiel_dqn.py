@@ -51,8 +51,9 @@ def parse_args(argv=None):
     p.add_argument("--json", default=None, help="write the curve and the final evaluation here")
     args = p.parse_args(argv)
     try:
-        check_run_args(args, positive=["minutes", "batch_size", "buffer", "learn_every", "epsilon_decay", "eval_games"],
-                       at_least_zero=["eval_every"], outputs=["json"])
+        check_run_args(args, positive=["minutes", "batch_size", "buffer", "learn_every", "epsilon_decay", "eval_games",
+                                       "learning_rate", "hidden", "reward_scale"],
+                       at_least_zero=["eval_every"], seeds=["seed", "eval_seed"], outputs=["json"])
         if args.learn_every < MIN_LEARN_EVERY:
             raise ValueError(f"--learn-every must be at least {MIN_LEARN_EVERY} (OpenSpiel's DQN fails below), "
                              f"got {args.learn_every}")

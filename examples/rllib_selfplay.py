@@ -53,8 +53,9 @@ def parse_args(argv=None):
     args = p.parse_args(argv)
     try:
         check_run_args(args, positive=["iterations", "batch_size", "minibatch_size", "epochs", "eval_games",
-                                       "num_cpus"],
-                       at_least_zero=["minutes", "curve_every", "num_env_runners"], specs=["eval_against"],
+                                       "num_cpus", "lr", "hiddens", "reward_scale"],
+                       at_least_zero=["minutes", "curve_every", "num_env_runners"], seeds=["seed", "eval_seed"],
+                       specs=["eval_against"],
                        outputs=["json"], new_folders=["checkpoint"])
     except ValueError as exc:
         p.error(str(exc))

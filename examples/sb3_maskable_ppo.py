@@ -62,13 +62,23 @@ def parse_args(argv=None):
     p.add_argument("--json", default=None, help="write the numbers of this run here")
     args = p.parse_args(argv)
     try:
-        check_run_args(args, positive=["num_envs", "timesteps", "n_steps", "batch_size", "n_epochs", "eval_games"],
-                       at_least_zero=["minutes", "curve_every"], specs=["opponent", "eval_against"],
-                       outputs=["json", "save"])
+        check_run_args(args, positive=["num_envs", "timesteps", "n_steps", "batch_size", "n_epochs", "eval_games",
+                                       "learning_rate", "net", "reward_scale"],
+                       at_least_zero=["minutes", "curve_every", "ent_coef", "win_bonus"], seeds=["seed", "eval_seed"],
+                       specs=["opponent", "eval_against"], outputs=["json", "save"])
+        check_discounts(args)
         check_opponent(args)
     except ValueError as exc:
         p.error(str(exc))
     return args
+
+
+def check_discounts(args):
+    """``--gamma`` in (0, 1] and ``--gae-lambda`` in [0, 1]: outside them SB3 trains on without a word."""
+    if not 0.0 < args.gamma <= 1.0:
+        raise ValueError(f"--gamma must be in (0, 1], got {args.gamma}")
+    if not 0.0 <= args.gae_lambda <= 1.0:
+        raise ValueError(f"--gae-lambda must be in [0, 1], got {args.gae_lambda}")
 
 
 def check_opponent(args):

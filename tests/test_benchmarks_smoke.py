@@ -109,8 +109,8 @@ def test_feature_speed_prints_every_input_per_player_count():
     ("ladder.py", ["--players", "2", "--extra", "nope"], "unknown agent spec 'nope'"),
     ("ladder.py", ["--players", "2", "--games", "0"], "argument --games: 0 is not allowed; allowed: a positive whole"),
     ("ladder.py", ["--players", "2", "--seed", "-1"], "argument --seed: -1 is not allowed; allowed: a whole number >= 0"),
-    ("ladder.py", ["--players", "2", "3", "--extra", "ppo:checkpoints/ppo_2p.pt"],
-     "'checkpoints/ppo_2p.pt' was trained for 2 players; this game has 3"),
+    ("ladder.py", ["--players", "2", "3", "--extra", "ppo:checkpoints/ppo_4p.pt"],
+     "'checkpoints/ppo_4p.pt' was trained for 4 players; this game has 2"),
     ("held_out_styles.py", ["--players", "2", "--opponents", "heavy", "nope"], "unknown agent spec 'nope'"),
     ("held_out_styles.py", ["--players", "3", "--agents", "ppo:checkpoints/ppo_2p.pt"],
      "'checkpoints/ppo_2p.pt' was trained for 2 players; this game has 3"),
@@ -140,6 +140,15 @@ def test_feature_speed_prints_every_input_per_player_count():
      "'checkpoints/ppo_4p.pt' was trained for 4 players; this game has 2"),
     ("compare_policies.py", ["a=greedy", "--players", "2", "--seeds", "1", "-1"],
      "--seeds -1 is not allowed; allowed: non-negative integers"),
+    # the same deals twice were counted as twice the evidence
+    ("compare_policies.py", ["a=greedy", "--players", "2", "--seeds", "1", "1"], "--seeds 1 is given twice"),
+    # a spec twice, or a plot format matplotlib refuses, ended in a traceback (the plot's after every game)
+    ("ladder.py", ["--players", "2", "--extra", "greedy"], "agent spec 'greedy' is in the 2-player ladder"),
+    ("ladder.py", ["--players", "2", "--plot", "{tmp}/l.txt"], "a picture is written as .png, .pdf, .svg"),
+    ("held_out_styles.py", ["--players", "2", "--opponents", "heavy", "heavy"], "'heavy' is in --opponents twice"),
+    # one output would overwrite the other
+    ("ladder.py", ["--players", "2", "--json", "{tmp}/x", "--markdown", "{tmp}/x"], "name the same file"),
+    ("held_out_styles.py", ["--players", "2", "--json", "{tmp}/x", "--markdown", "{tmp}/x"], "name the same file"),
 ])
 def test_bad_arguments_are_refused_in_one_line_before_any_work(script, args, message, tmp_path, capsys):
     """Before, some of these played every game and then failed to write, or ended in a traceback."""
@@ -224,3 +233,28 @@ def test_algorithm_baselines_refuses_an_earlier_ours_run_before_any_recipe(tmp_p
         module.main(["--only", "sb3", "ours", "--out", str(tmp_path)])
     line = capsys.readouterr().err.strip().splitlines()[-1]
     assert exit_info.value.code == 2 and "holds an earlier run of the ours recipe (policy.pt)" in line
+
+
+def test_a_benchmark_refuses_to_write_over_a_policy_an_agent_reads(tmp_path, capsys):
+    """compare_policies --json PATH, with PATH the file one of its agents reads, played every game and then
+    wrote its results over that policy."""
+    import shutil
+
+    from allfives_env.agents.registry import shipped_file
+
+    mine = tmp_path / "mine.pt"
+    shutil.copy(shipped_file("checkpoints/ppo_2p.pt"), mine)
+    before = mine.read_bytes()
+    code = load_benchmark("compare_policies.py").main(
+        ["--players", "2", "--seeds", "1", "--games", "2", "--json", str(mine), f"a=ppo:{mine}"])
+    assert code == 2 and f"is the file that agent 'ppo:{mine}' reads" in capsys.readouterr().err
+    assert mine.read_bytes() == before
+
+
+def test_compare_policies_writes_no_nan_for_a_single_deal(tmp_path):
+    """One deal leaves no spread for the paired interval: the JSON held NaN, which strict parsers refuse."""
+    out = run_script("benchmarks/compare_policies.py", "--players", "2", "--seeds", "1", "--games", "2",
+                     "--target", "30", "--json", str(tmp_path / "c.json"), "a=greedy", "b=random")
+    result = json.loads((tmp_path / "c.json").read_text(), parse_constant=lambda name: pytest.fail(name))
+    assert result["agents"]["b"]["paired_difference_ci95_half_width"] is None
+    assert "+- n/a (one deal)" in out.splitlines()[2]

@@ -273,7 +273,7 @@ def test_record_out_refuses_a_place_it_cannot_write(capsys, no_work, tmp_path):
     old.mkdir()
     (old / "frame_00000.png").write_bytes(b"old frame")
     assert_one_line_error(*run_cli(capsys, "record", *AGENTS, "--out", str(old) + "/"),
-                          "already holds frame_*.png files", "give a new or empty folder")
+                          "already holds frame_*.png files", "give a new folder or one without frame_*.png files")
     assert (old / "frame_00000.png").read_bytes() == b"old frame"
     assert (tmp_path / "notes").read_text() == "keep"
 

@@ -113,7 +113,7 @@ class TrainConfig:
     update_epochs: int = 3
     """passes over each batch"""
     minibatch_size: int = 2048
-    """transitions per gradient step"""
+    """transitions per gradient step, about: each batch is split into round(batch / minibatch_size) equal parts, at least one (the whole batch)"""
     clip_coef: float = 0.2
     """PPO ratio clip"""
     clip_vloss: bool = False

@@ -28,6 +28,10 @@ def train(cfg: TrainConfig, run_dir=None, resume=False) -> dict:
     trainer = Trainer(cfg, run_dir, resume=resume)
     lock = lock_run_folder(run_dir) if resume else None  # before latest.pt is read: no other trainer writes it
     logged = None
+    # from before the folder is made: a stop asked for while it is set up writes latest.pt at the first
+    # update's boundary, so the folder can be resumed (interrupted there, it held config.yaml alone)
+    stop = StopRequest()
+    previous = stop.install()
     try:
         if resume:  # everything a resume reads is checked before config.yaml is rewritten
             trainer.restore(os.path.join(run_dir, "latest.pt"))
@@ -38,15 +42,17 @@ def train(cfg: TrainConfig, run_dir=None, resume=False) -> dict:
         if lock is None:  # a new run's folder exists only now
             lock = lock_run_folder(run_dir)
         save_config(cfg, run_dir)
-        return _run(trainer, cfg, run_dir, logged)
+        return _run(trainer, cfg, run_dir, logged, stop)
     finally:
+        stop.restore(previous)
         if lock is not None:
             os.close(lock)
 
 
-def _run(trainer, cfg, run_dir, logged) -> dict:
-    """Train in ``run_dir`` (made, locked, its config written) until the budget is spent or a stop is asked for;
-    ``logged``: what a resumed run keeps of its metrics.csv (:func:`~.metrics.logged_rows`), None for a new run."""
+def _run(trainer, cfg, run_dir, logged, stop) -> dict:
+    """Train in ``run_dir`` (made, locked, its config written) until the budget is spent or ``stop`` (a
+    :class:`StopRequest`) is asked for; ``logged``: what a resumed run keeps of its metrics.csv
+    (:func:`~.metrics.logged_rows`), None for a new run."""
     origin = _THREADS_ORIGIN[trainer.threads_source]
     sys.stderr.write(f"training in {run_dir}: {trainer.torch_threads} torch thread(s){origin}\n")
     cores = available_cores()
@@ -55,8 +61,6 @@ def _run(trainer, cfg, run_dir, logged) -> dict:
                          f"process may use; updates will be slower (leave torch_threads unset to use the free cores)\n")
     log = MetricsLog(run_dir, cfg, logged, resume_step=trainer.global_step if logged is not None else None)
     bar = _progress_bar(cfg, trainer)
-    stop = StopRequest()
-    previous = stop.install()
     try:
         _train_loop(trainer, cfg, log, bar, stop)
         trainer.save("latest.pt")
@@ -68,7 +72,6 @@ def _run(trainer, cfg, run_dir, logged) -> dict:
                       extra={"global_step": trainer.global_step, "update": trainer.update, "last_eval": trainer.last_eval},
                       features=cfg.features)
     finally:
-        stop.restore(previous)
         if bar is not None:
             bar.close()
         log.close()

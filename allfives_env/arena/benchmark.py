@@ -389,7 +389,8 @@ def _mean_ci(entry, digits, reduction=False) -> str:
 def _short(spec) -> str:
     """A ppo:PATH spec as the scorecard shows it: a shipped file by its path in the package
     (``checkpoints/benchmark_v1/ppo_2p.pt``, which a spec finds from any folder: the pinned rung, not
-    the shipped ``ppo_2p.pt``), any other path shortened to its folder and file name."""
+    the shipped ``ppo_2p.pt``), another relative path as given (a copy in the working folder that
+    the spec found first), an absolute one shortened to its folder and file name."""
     if not (isinstance(spec, str) and spec.startswith("ppo:")):
         return str(spec)
     path, _, options = spec[4:].partition(",")
@@ -397,6 +398,8 @@ def _short(spec) -> str:
     found = os.path.realpath(resolve_policy_path(path))
     if found.startswith(package + os.sep):
         shown = os.path.relpath(found, package)
+    elif not os.path.isabs(path):
+        shown = path
     else:
         folder, name = os.path.split(os.path.normpath(path))
         shown = os.path.join(os.path.basename(folder), name) if os.path.basename(folder) else name

@@ -56,6 +56,23 @@ def check_not_an_input(path, option, specs) -> None:
                              "(the input is kept)")
 
 
+def check_outputs(outputs, inputs=()) -> None:
+    """Check every output file before any work starts: ``outputs`` is ``(option, path, example)``
+    triples (``path`` None: not given; ``example`` as for :func:`check_output_file`). Two options
+    naming one file are refused (one would overwrite the other), and so is a file that one of the
+    agent specs ``inputs`` reads or that the package ships (:func:`check_not_an_input`)."""
+    given = {}
+    for option, path, example in outputs:
+        if path is None:
+            continue
+        check_output_file(path, option, example)
+        check_not_an_input(path, option, inputs)
+        key = os.path.realpath(path)
+        if key in given:
+            raise ValueError(f"{given[key]} and {option} name the same file {path}; give each its own file")
+        given[key] = option
+
+
 def write_output(path, text, option) -> None:
     """Write ``text`` to the output ``path`` (checked before the work by :func:`check_output_file`). A
     write that fails now (a full disk) is an ``OSError`` naming ``option`` and the path."""

@@ -44,7 +44,8 @@ def rate_agents(config: RulesConfig, specs, games: int, seed: int = 0, workers: 
     ratings, sds = _bradley_terry(len(specs), pairs, prior_sd_elo)
     score, count = _pairwise_totals(len(specs), pairs)
     return {
-        "players": config.num_players, "games_per_match": games, "seed": seed,
+        # the games played (rounded up to whole rotations), not the number asked for
+        "players": config.num_players, "games_per_match": len(matches[0][1].games), "seed": seed,
         "agents": [{"spec": labels[i], "elo": ratings[i], "elo_sd": sds[i]} for i in range(len(specs))],
         "matches": [
             {"specs": [labels[i] for i in group], "agents": m.to_dict()["agents"]} for group, m in matches

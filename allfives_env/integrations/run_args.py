@@ -9,7 +9,10 @@ output that cannot be written is refused first, in one line.
 import os
 
 from ..agents.registry import check_spec
-from ..arena.outputs import check_output_file, check_output_folder
+from ..arena.outputs import check_output_folder, check_outputs
+
+#: The picture formats the scripts' plots may be written as (matplotlib's writers, by file suffix).
+IMAGE_SUFFIXES = (".png", ".pdf", ".svg")
 
 
 def _values(value) -> list:
@@ -23,11 +26,14 @@ def _option(name: str) -> str:
     return "--" + name.replace("_", "-")
 
 
-def check_run_args(args, positive=(), at_least_zero=(), specs=(), outputs=(), new_folders=()) -> None:
+def check_run_args(args, positive=(), at_least_zero=(), seeds=(), specs=(), outputs=(), images=(), new_folders=(),
+                   inputs=()) -> None:
     """A ``ValueError`` naming the first bad value among ``args``' attributes: ``positive`` numbers (> 0)
-    and ``at_least_zero`` numbers (each value, for a list option), agent ``specs`` (a spec or a list of
-    them), output files (``outputs``) and folders a library will create (``new_folders``: their parent
-    must be writable). ``None`` (an option not given) passes."""
+    and ``at_least_zero`` numbers (each value, for a list option), ``seeds`` (>= 0), agent ``specs`` (a spec or a list of
+    them), output files (``outputs``, and ``images``: plots, one of :data:`IMAGE_SUFFIXES`; all
+    distinct, none a file that the ``specs``, the further specs ``inputs`` or the package's agents
+    read) and folders a library will create (``new_folders``: their parent must be writable). ``None``
+    (an option not given) passes."""
     for name in positive:
         for value in _values(getattr(args, name)):
             if not value > 0:
@@ -36,13 +42,23 @@ def check_run_args(args, positive=(), at_least_zero=(), specs=(), outputs=(), ne
         for value in _values(getattr(args, name)):
             if not value >= 0:
                 raise ValueError(f"{_option(name)} must be at least 0 (0: none), got {value}")
+    for name in seeds:
+        value = getattr(args, name)
+        if value is not None and not value >= 0:
+            raise ValueError(f"{_option(name)} {value} is not allowed; allowed: a whole number >= 0")
+    read = list(inputs)
     for name in specs:
         value = getattr(args, name)
         for spec in [value] if isinstance(value, str) else value or ():
             check_spec(spec)
-    for name in outputs:
-        if getattr(args, name) is not None:
-            check_output_file(getattr(args, name), _option(name))
+            read.append(spec)
+    for name in images:
+        path = getattr(args, name)
+        if path is not None and not str(path).lower().endswith(IMAGE_SUFFIXES):
+            raise ValueError(f"{_option(name)} {path}: a picture is written as {', '.join(IMAGE_SUFFIXES)}; "
+                             "give a file name with one of them")
+    check_outputs([(_option(name), getattr(args, name), "results.png" if name in images else "results.json")
+                   for name in (*outputs, *images)], read)
     for name in new_folders:
         folder = getattr(args, name)
         if folder is not None:

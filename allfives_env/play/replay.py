@@ -55,11 +55,18 @@ def check_sentence(record, final, names) -> str:
 
 
 def record_names(record, num_players):
-    """Seat names, with each seat's spec when the record has them."""
+    """Seat names, with each seat's spec when the record has them (its control characters shown escaped)."""
     seats = record.get("seats")
     if seats:  # replay() has checked there is one per seat
-        return [f"player_{i} ({spec})" for i, spec in enumerate(seats)]
+        return [f"player_{i} ({printable(spec)})" for i, spec in enumerate(seats)]
     return [f"player_{i}" for i in range(num_players)]
+
+
+def printable(text) -> str:
+    """``text`` with each unprintable character (an escape sequence's ESC, a bell) written as its Python
+    escape: a record is someone's file, and its text must not drive the terminal (clear it, retitle it)."""
+    text = str(text)
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def replay_session(record, stdin, console, echo=False):

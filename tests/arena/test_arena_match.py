@@ -221,6 +221,13 @@ def test_rating_orders_a_clear_pool():
     assert all(a["elo_sd"] > 0 for a in rating["agents"])
 
 
+def test_a_rating_reports_the_games_each_match_played():
+    """Asked for 4 games a match, 3 players play 6 (two deals, three rotations); the rating said 4."""
+    rating = rate_agents(RulesConfig(num_players=3, target=30), ["random", "greedy", "heuristic"], games=4, seed=0)
+    assert rating["games_per_match"] == 6
+    assert rating["pairwise"]["games"][0][1] == 6  # one comparison per game for each pair at the table
+
+
 def test_the_pairwise_results_of_a_game_count_equal_scores_as_half():
     """Elo's comparisons: each pair of sides of a game, the higher score a win, equal scores half each."""
     match = MatchResult(RulesConfig(num_players=3), ["a", "b", "c"], seed=0)

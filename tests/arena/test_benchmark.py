@@ -237,6 +237,20 @@ def test_the_scorecards_rung_is_a_spec_that_plays_from_any_folder(tmp_path, monk
         assert make_agent(shown).num_players == players, shown
 
 
+def test_a_rung_copy_in_the_working_folder_is_named_as_its_spec_gave_it(tmp_path, monkeypatch):
+    """The spec finds a copy in the working folder before the shipped file; the card showed it as
+    ppo:benchmark_v1/ppo_2p.pt, a form no spec finds."""
+    import shutil
+
+    from allfives_env.agents.registry import shipped_file
+    from allfives_env.arena.benchmark import _short, rung_file
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "checkpoints" / "benchmark_v1").mkdir(parents=True)
+    shutil.copy(shipped_file(rung_file(2)), tmp_path / rung_file(2))
+    assert _short(ladder(2)[-1]) == ladder(2)[-1]
+
+
 def test_batched_match_plays_every_rotation_and_counts_the_margin_zero_sum():
     config = RulesConfig(num_players=3)
     result = batched_match(config, ["greedy", "greedy", "greedy"], 30, seed=1)

@@ -39,6 +39,25 @@ def test_each_bad_value_is_named(tmp_path, values, message):
     assert not list(tmp_path.iterdir())  # nothing made
 
 
+def test_an_output_may_not_be_an_input_nor_another_output(tmp_path):
+    from allfives_env.agents.registry import shipped_file
+
+    shipped = shipped_file("checkpoints/ppo_2p.pt")
+    with pytest.raises(ValueError, match=r"^--json .*ppo_2p.pt is a policy file the package ships"):
+        check_run_args(Namespace(json=shipped), outputs=["json"])
+    spec_file = tmp_path / "mine.pt"
+    spec_file.write_bytes(b"x")
+    with pytest.raises(ValueError, match=r"is the file that agent 'ppo:.*mine.pt' reads"):
+        check_run_args(Namespace(json=str(spec_file), opponent=f"ppo:{spec_file}"), outputs=["json"],
+                       inputs=[f"ppo:{spec_file}"])
+    same = str(tmp_path / "out")
+    with pytest.raises(ValueError, match=r"^--json and --plot name the same file"):
+        check_run_args(Namespace(json=same + ".png", plot=same + ".png"), outputs=["json"], images=["plot"])
+    with pytest.raises(ValueError, match=r"^--plot .*out.txt: a picture is written as .png, .pdf, .svg"):
+        check_run_args(Namespace(plot=str(tmp_path / "out.txt")), images=["plot"])
+    check_run_args(Namespace(json=same + ".json", plot=same + ".PNG"), outputs=["json"], images=["plot"])
+
+
 def test_each_value_of_a_list_option_is_checked():
     check_run_args(Namespace(sizes=[64, 1024]), positive=["sizes"])
     with pytest.raises(ValueError, match=r"^--sizes must be positive, got -5$"):
@@ -51,6 +70,14 @@ def test_each_value_of_a_list_option_is_checked():
     ("openspiel_dqn.py", ["--json", "/no/such/folder/dqn.json"], "folder /no/such/folder does not exist"),
     ("rllib_selfplay.py", ["--players", "5"], "invalid choice: 5"),
     ("rllib_selfplay.py", ["--iterations", "0"], "--iterations must be positive, got 0"),
+    # these ended in torch's traceback or trained on silently
+    ("sb3_maskable_ppo.py", ["--learning-rate", "-1"], "--learning-rate must be positive, got -1.0"),
+    ("sb3_maskable_ppo.py", ["--net", "128", "0"], "--net must be positive, got 0"),
+    ("sb3_maskable_ppo.py", ["--gamma", "2"], "--gamma must be in (0, 1], got 2.0"),
+    ("sb3_maskable_ppo.py", ["--gae-lambda", "-0.5"], "--gae-lambda must be in [0, 1], got -0.5"),
+    ("openspiel_dqn.py", ["--learning-rate", "0"], "--learning-rate must be positive, got 0.0"),
+    ("rllib_selfplay.py", ["--hiddens", "0"], "--hiddens must be positive, got 0"),
+    ("rllib_selfplay.py", ["--eval-seed", "-1"], "--eval-seed -1 is not allowed; allowed: a whole number >= 0"),
 ])
 def test_the_examples_refuse_bad_arguments_in_one_line(script, args, message, capsys):
     """--learn-every 2 crashed inside OpenSpiel after the first evaluation (about 25 s in); --players 5 started

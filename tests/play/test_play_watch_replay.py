@@ -79,6 +79,20 @@ def test_replay_of_an_arena_record_steps_forward_back_and_jumps(tmp_path):
     assert "Already at the end" in text
 
 
+def test_replay_shows_a_records_control_characters_escaped(tmp_path):
+    """A record is someone's file: its seat names reached the terminal raw (clear the screen, retitle it)."""
+    path = tmp_path / "g.jsonl"
+    run_match(RulesConfig(num_players=2, target=30), ["greedy", "random"], 1, seed=2, records_path=path)
+    record = json.loads(path.read_text().splitlines()[0])
+    record["seats"] = ["evil\x1b[2J\x1b]0;pwned\x07", "ok"]
+    path.write_text(json.dumps(record) + "\n")
+    out = io.StringIO()
+    assert replay_session(load_record(str(path), 0), io.StringIO("q\n"), make_console(out, color=False)) == 0
+    text = out.getvalue()
+    assert "\x1b" not in text and "\x07" not in text
+    assert "player_0 (evil\\x1b[2J\\x1b]0;pwned\\x07)" in text
+
+
 def test_replay_reports_a_record_that_does_not_match_its_scores(tmp_path):
     path = tmp_path / "g.jsonl"
     run_match(RulesConfig(num_players=2, target=60), ["greedy", "random"], 2, seed=0, records_path=path)

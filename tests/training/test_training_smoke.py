@@ -287,6 +287,30 @@ def test_reply_control_features_warm_start_from_a_plain_policy_and_play(tmp_path
                 str(tmp_path / "bad3"))
 
 
+def test_a_stop_while_the_run_folder_is_set_up_leaves_a_run_that_resumes(tmp_path, monkeypatch):
+    """Ctrl-C in the seconds between the folder's config.yaml and the first update left a folder without
+    latest.pt: neither resumable nor new. The stop now waits for the first update's boundary."""
+    import signal
+
+    import training.loop as loop
+    from training.cli import main as train_cli
+
+    original = loop.save_config
+
+    def save_then_interrupt(cfg, run_dir):
+        original(cfg, run_dir)
+        os.kill(os.getpid(), signal.SIGINT)  # as Ctrl-C would, while the folder is being set up
+
+    monkeypatch.setattr(loop, "save_config", save_then_interrupt)
+    run = str(tmp_path / "run")
+    with pytest.raises(KeyboardInterrupt):
+        loop.train(load_config("configs/smoke.yaml", FAST), run)
+    assert load_checkpoint(os.path.join(run, "latest.pt"))["update"] == 0
+    monkeypatch.setattr(loop, "save_config", original)
+    assert train_cli(["--resume", run, "total_timesteps=1024"]) == 0
+    assert load_checkpoint(os.path.join(run, "latest.pt"))["update"] == 1
+
+
 def test_sigterm_writes_latest_and_the_run_resumes(tmp_path, capsys):
     """``kill`` (SIGTERM) stops a run like Ctrl-C: after the update in progress,
     latest.pt is written, exit status 130, and --resume continues from that update."""
