@@ -20,7 +20,7 @@ from .config import (
     field_docs,
     load_config,
     make_config,
-    parse_override,
+    parse_overrides,
     read_config_file,
 )
 from .metrics import format_summary
@@ -85,8 +85,7 @@ def run(args) -> int:
         if args.run_dir is not None:
             raise ConfigError("give either --resume RUN_DIR or --run-dir, not both (a resumed run goes on in "
                               "its own folder)")
-        for text in args.overrides:
-            key, value = parse_override(text)
+        for key, value, text in parse_overrides(args.overrides):
             # compared as the config holds them: init_from=none is init_from=null, run_name=none a name
             if key in KEPT_ON_RESUME and config_value(key, value) != config_value(key, _saved(values, key)):
                 raise ConfigError(f"{text}: a resumed run keeps its {key} ({KEPT_ON_RESUME[key]}); allowed: "

@@ -359,6 +359,24 @@ def find_config(path) -> str:
     return shipped if os.path.isfile(shipped) else path
 
 
+class _RepeatedKey(yaml.constructor.ConstructorError):
+    pass
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """YAML's safe loader, refusing a key twice in one mapping: YAML keeps the last without a word, so a
+    value meant to change a run could be silently overridden further down the file."""
+
+    def construct_mapping(self, node, deep=False):
+        seen = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if key in seen:
+                raise _RepeatedKey(None, None, f"key {key!r} is given twice; give it once", key_node.start_mark)
+            seen.add(key)
+        return super().construct_mapping(node, deep)
+
+
 def read_config_file(path, _seen=()) -> dict:
     """The values of a YAML config file (:func:`find_config`), after those of the file it ``extends``
     (recursively, beside it: never a shipped one in its place); a malformed or missing file is a
@@ -368,11 +386,13 @@ def read_config_file(path, _seen=()) -> dict:
         raise ConfigError(f"{path}: 'extends' loops back to it ({' -> '.join(_seen + (path,))})")
     try:
         with open(path) as f:
-            loaded = yaml.safe_load(f)
+            loaded = yaml.load(f, Loader=_UniqueKeyLoader)
     except FileNotFoundError:
         raise ConfigError(f"config file not found: {path}") from None
     except UnicodeDecodeError:
         raise ConfigError(f"{path}: not a text file (a config is YAML: key: value lines)") from None
+    except _RepeatedKey as exc:
+        raise ConfigError(f"{path} (line {exc.problem_mark.line + 1}): {exc.problem}") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
@@ -394,10 +414,21 @@ def read_config_file(path, _seen=()) -> dict:
 def load_config(path=None, overrides=()) -> TrainConfig:
     """The config from a YAML file (optional; see :func:`read_config_file`) with ``key=value`` overrides on top."""
     values = {} if path is None else read_config_file(path)
-    for text in overrides:
-        key, value = parse_override(text)
-        values[key] = value
+    values.update((key, value) for key, value, _ in parse_overrides(overrides))
     return make_config(values)
+
+
+def parse_overrides(texts) -> list:
+    """``(key, value, text)`` of each ``key=value`` of ``texts`` (:func:`parse_override`); a key given twice is
+    a :class:`ConfigError` (the last would win without a word)."""
+    given, parsed = {}, []
+    for text in texts:
+        key, value = parse_override(text)
+        if key in given:
+            raise ConfigError(f"override {key!r} is given twice ({given[key]} and {text}); give it once")
+        given[key] = text
+        parsed.append((key, value, text))
+    return parsed
 
 
 def to_dict(cfg: TrainConfig) -> dict:
