@@ -205,7 +205,9 @@ def main(argv=None):
     args = parser.parse_args(argv)
     specs = [o for o in args.opponents if o not in STYLES]
     try:  # before the first game: a bad value found after an hour of play would lose the hour
-        check_run_args(args, positive=["workers"], specs=["agents"], outputs=["json", "markdown"], inputs=specs)
+        measured = args.agents or [spec for players in args.players for spec in default_agents(players)]
+        check_run_args(args, positive=["workers"], specs=["agents"], outputs=["json", "markdown"],
+                       inputs=specs + measured)
         check_opponents(args.opponents)
         refuse_repeated_specs(args.opponents, "--opponents")
         refuse_repeated_specs(args.agents or [], "--agents")

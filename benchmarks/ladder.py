@@ -101,7 +101,8 @@ def main(argv=None):
     parser.add_argument("--markdown", help="write the tables here")
     args = parser.parse_args(argv)
     try:  # before the first game: a bad value found after an hour of play would lose the hour
-        check_run_args(args, positive=["workers"], specs=["extra"], outputs=["json", "markdown"], images=["plot"])
+        check_run_args(args, positive=["workers"], specs=["extra"], outputs=["json", "markdown"], images=["plot"],
+                       inputs=[spec for players in args.players for spec in pool(players)])
         for players in args.players:  # every player count's pool, before the first count's games
             refuse_repeated_specs(pool(players, args.extra), f"the {players}-player ladder (the pool and --extra)")
             check_agents(RulesConfig(num_players=players, target=args.target), pool(players, args.extra))

@@ -23,6 +23,7 @@ installs it).
 
 import argparse
 import json
+import os
 import time
 
 import numpy as np
@@ -61,6 +62,8 @@ def parse_args(argv=None):
     p.add_argument("--save", default=None, help="write the trained model here (MaskablePPO.save: PATH.zip)")
     p.add_argument("--json", default=None, help="write the numbers of this run here")
     args = p.parse_args(argv)
+    if args.save and not os.path.splitext(args.save)[1]:  # the file MaskablePPO.save writes: checked as such
+        args.save += ".zip"
     try:
         check_run_args(args, positive=["num_envs", "timesteps", "n_steps", "batch_size", "n_epochs", "eval_games",
                                        "learning_rate", "net", "reward_scale"],

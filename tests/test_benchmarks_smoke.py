@@ -144,7 +144,7 @@ def test_feature_speed_prints_every_input_per_player_count():
     ("compare_policies.py", ["a=greedy", "--players", "2", "--seeds", "1", "1"], "--seeds 1 is given twice"),
     # a spec twice, or a plot format matplotlib refuses, ended in a traceback (the plot's after every game)
     ("ladder.py", ["--players", "2", "--extra", "greedy"], "agent spec 'greedy' is in the 2-player ladder"),
-    ("ladder.py", ["--players", "2", "--plot", "{tmp}/l.txt"], "a picture is written as .png, .pdf, .svg"),
+    ("ladder.py", ["--players", "2", "--plot", "{tmp}/l.txt"], "l.txt: a picture is written as ."),
     ("held_out_styles.py", ["--players", "2", "--opponents", "heavy", "heavy"], "'heavy' is in --opponents twice"),
     # one output would overwrite the other
     ("ladder.py", ["--players", "2", "--json", "{tmp}/x", "--markdown", "{tmp}/x"], "name the same file"),
@@ -249,6 +249,25 @@ def test_a_benchmark_refuses_to_write_over_a_policy_an_agent_reads(tmp_path, cap
         ["--players", "2", "--seeds", "1", "--games", "2", "--json", str(mine), f"a=ppo:{mine}"])
     assert code == 2 and f"is the file that agent 'ppo:{mine}' reads" in capsys.readouterr().err
     assert mine.read_bytes() == before
+
+
+def test_the_ladder_refuses_to_write_over_a_policy_its_own_pool_reads(tmp_path, monkeypatch, capsys):
+    """The pool's ppo:checkpoints/ppo_2p.pt finds a copy in the working folder before the shipped file; only
+    --extra's files were checked."""
+    import shutil
+
+    from allfives_env.agents.registry import shipped_file
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "checkpoints").mkdir()
+    shutil.copy(shipped_file("checkpoints/ppo_2p.pt"), tmp_path / "checkpoints" / "ppo_2p.pt")
+    before = (tmp_path / "checkpoints" / "ppo_2p.pt").read_bytes()
+    with pytest.raises(SystemExit) as exit_info:
+        load_benchmark("ladder.py").main(["--players", "2", "--games", "2", "--target", "10", "--json",
+                                          "checkpoints/ppo_2p.pt"])
+    assert exit_info.value.code == 2
+    assert "is the file that agent 'ppo:checkpoints/ppo_2p.pt' reads" in capsys.readouterr().err
+    assert (tmp_path / "checkpoints" / "ppo_2p.pt").read_bytes() == before
 
 
 def test_compare_policies_writes_no_nan_for_a_single_deal(tmp_path):

@@ -370,7 +370,13 @@ class _UniqueKeyLoader(yaml.SafeLoader):
     def construct_mapping(self, node, deep=False):
         seen = set()
         for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":  # `<<:` merges a mapping in: its keys may be replaced
+                continue
             key = self.construct_object(key_node, deep=deep)
+            try:
+                hash(key)
+            except TypeError:  # a list as a key: the safe loader's own one-line error follows
+                continue
             if key in seen:
                 raise _RepeatedKey(None, None, f"key {key!r} is given twice; give it once", key_node.start_mark)
             seen.add(key)

@@ -11,8 +11,12 @@ import os
 from ..agents.registry import check_spec
 from ..arena.outputs import check_output_folder, check_outputs
 
-#: The picture formats the scripts' plots may be written as (matplotlib's writers, by file suffix).
-IMAGE_SUFFIXES = (".png", ".pdf", ".svg")
+
+def image_suffixes() -> tuple:
+    """The file suffixes matplotlib writes pictures as here (``.png``, ``.pdf``, ``.svg``, ``.jpg`` ...)."""
+    from matplotlib.figure import Figure
+
+    return tuple(f".{suffix}" for suffix in Figure().canvas.get_supported_filetypes())
 
 
 def _values(value) -> list:
@@ -30,7 +34,7 @@ def check_run_args(args, positive=(), at_least_zero=(), seeds=(), specs=(), outp
                    inputs=()) -> None:
     """A ``ValueError`` naming the first bad value among ``args``' attributes: ``positive`` numbers (> 0)
     and ``at_least_zero`` numbers (each value, for a list option), ``seeds`` (>= 0), agent ``specs`` (a spec or a list of
-    them), output files (``outputs``, and ``images``: plots, one of :data:`IMAGE_SUFFIXES`; all
+    them), output files (``outputs``, and ``images``: plots, one of :func:`image_suffixes`; all
     distinct, none a file that the ``specs``, the further specs ``inputs`` or the package's agents
     read) and folders a library will create (``new_folders``: their parent must be writable). ``None``
     (an option not given) passes."""
@@ -54,8 +58,8 @@ def check_run_args(args, positive=(), at_least_zero=(), seeds=(), specs=(), outp
             read.append(spec)
     for name in images:
         path = getattr(args, name)
-        if path is not None and not str(path).lower().endswith(IMAGE_SUFFIXES):
-            raise ValueError(f"{_option(name)} {path}: a picture is written as {', '.join(IMAGE_SUFFIXES)}; "
+        if path is not None and not str(path).lower().endswith(image_suffixes()):
+            raise ValueError(f"{_option(name)} {path}: a picture is written as {', '.join(image_suffixes())}; "
                              "give a file name with one of them")
     check_outputs([(_option(name), getattr(args, name), "results.png" if name in images else "results.json")
                    for name in (*outputs, *images)], read)

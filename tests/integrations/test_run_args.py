@@ -53,9 +53,18 @@ def test_an_output_may_not_be_an_input_nor_another_output(tmp_path):
     same = str(tmp_path / "out")
     with pytest.raises(ValueError, match=r"^--json and --plot name the same file"):
         check_run_args(Namespace(json=same + ".png", plot=same + ".png"), outputs=["json"], images=["plot"])
-    with pytest.raises(ValueError, match=r"^--plot .*out.txt: a picture is written as .png, .pdf, .svg"):
+    with pytest.raises(ValueError, match=r"^--plot .*out.txt: a picture is written as .*\.png.*; give a file name"):
         check_run_args(Namespace(plot=str(tmp_path / "out.txt")), images=["plot"])
     check_run_args(Namespace(json=same + ".json", plot=same + ".PNG"), outputs=["json"], images=["plot"])
+    check_run_args(Namespace(plot=same + ".jpg"), images=["plot"])  # any format matplotlib writes here
+
+
+def test_sb3_example_checks_the_model_file_that_save_writes(tmp_path):
+    """MaskablePPO.save adds .zip to a name without a suffix: --json m --save m are two files, m and m.zip."""
+    example = load_script("examples/sb3_maskable_ppo.py")
+    args = example.parse_args(["--json", str(tmp_path / "m"), "--save", str(tmp_path / "m")])
+    assert args.save == str(tmp_path / "m.zip")
+    assert example.parse_args(["--save", str(tmp_path / "m.pt")]).save == str(tmp_path / "m.pt")
 
 
 def test_each_value_of_a_list_option_is_checked():

@@ -199,6 +199,14 @@ def test_a_key_given_twice_is_refused_in_a_file_and_in_the_overrides(tmp_path, c
     assert capsys.readouterr().err.strip().endswith("override 'seed' is given twice (seed=1 and seed=2); give it once")
     assert not runs.exists()
     assert load_config("configs/smoke.yaml", ["seed=1", "num_envs=8"]).seed == 1  # distinct keys still stack
+    # a merge key's values may be replaced, and a list as a key keeps YAML's own one-line error
+    merged = tmp_path / "merged.yaml"
+    merged.write_text("extends: smoke.yaml\n<<: {seed: 3, num_envs: 8}\nseed: 4\n")
+    assert load_config(str(merged)).seed == 4 and load_config(str(merged)).num_envs == 8
+    listed = tmp_path / "listed.yaml"
+    listed.write_text("seed: 1\n? [a, b]\n: 1\n")
+    with pytest.raises(ConfigError, match=r"listed.yaml: not valid YAML \(line 2, column 3\): found unhashable key"):
+        load_config(str(listed))
     from training.exploit import exploit_config
 
     with pytest.raises(ConfigError, match=r"^override 'seed' is given twice \(seed=1 and seed=3\)"):
