@@ -209,6 +209,10 @@ def _slope(y, x) -> float:
     return float(np.cov(y, x, ddof=0)[0, 1] / vx) if vx > 0 else 0.0
 
 
+#: A standard error below this is a spread of 0: the per-deal means differ by rounding alone.
+SAME_RESULT_SE = 1e-12
+
+
 def estimates(candidate: dict, reference: dict = None, reference_sample: dict = None) -> dict:
     """The three estimates of win rate and margin (see the module docstring)."""
     result = {}
@@ -226,7 +230,9 @@ def estimates(candidate: dict, reference: dict = None, reference_sample: dict = 
                 entry[name]["variance_reduction"] = float(1.0 - (entry[name]["se"] / raw["se"]) ** 2)
             if name in entry and metric == "win_share":  # a share lies in [0, 1]; the normal interval may not
                 entry[name]["ci95"] = [min(max(bound, 0.0), 1.0) for bound in entry[name]["ci95"]]
-                if entry[name]["se"] == 0:  # every deal the same result: a point says nothing, Wilson's does
+                # every deal the same result (to a rounding residue: with 3 players 1/3 is summed in several
+                # orders): a point says nothing, Wilson's interval does
+                if entry[name]["se"] < SAME_RESULT_SE:
                     entry[name]["ci95"] = list(raw["ci95"])
                     entry[name].pop("variance_reduction", None)  # the interval is the raw one: no reduction
         result["win_rate" if metric == "win_share" else "margin"] = entry

@@ -209,6 +209,22 @@ def test_every_game_won_gives_wilsons_interval_not_a_point():
         assert result[name]["mean"] == 1.0 and result[name]["ci95"] == result["raw"]["ci95"], name
 
 
+def test_a_third_on_every_deal_with_3_players_gives_wilsons_interval_not_a_point():
+    """Every deal's mean is 1/3, summed in different orders: a standard error of 1e-17 made the card read
+    0.333 [0.333, 0.333] (100%) for greedy against the 3-player ladder's greedy rung."""
+    deals = np.repeat(np.arange(20), 3)
+    pattern = [[1, 0, 0], [1 / 3, 1 / 3, 1 / 3], [0.5, 0.5, 0], [0, 0.5, 0.5], [1 / 3, 2 / 3, 0]]
+    share = np.concatenate([pattern[d % 5] for d in range(20)]).astype(float)
+    luck = np.linspace(-1.0, 1.0, 60)
+    candidate = {"win_share": share, "margin": 10 * share, "deal": deals}
+    reference = {"win_share": 0.5 + 0.1 * luck, "margin": luck, "deal": deals}
+    result = estimates(candidate, reference, reference)["win_rate"]
+    assert 0 < result["duplicate"]["se"] < 1e-15  # the residue the test is about
+    for name in ("duplicate", "control_variate"):
+        assert result[name]["ci95"] == result["raw"]["ci95"] and "variance_reduction" not in result[name], name
+    assert result["raw"]["ci95"][1] - result["raw"]["ci95"][0] > 0.1
+
+
 def test_a_variance_reduction_of_a_rounding_residue_reads_0_percent():
     from allfives_env.arena.benchmark import _mean_ci
 
