@@ -24,7 +24,7 @@ def _weights(path):
 
 def test_collector_feeds_the_exclusions(tmp_path):
     features = "lookahead_infer"
-    cfg = load_config("configs/smoke.yaml", [*FAST, "total_timesteps=1024", f"features={features}"])
+    cfg = load_config("configs/smoke.yaml", [*FAST, "total_timesteps=1024"])  # FAST sets the features
     assert cfg.features == features
     trainer = Trainer(cfg, str(tmp_path / "run"))
     collector = trainer.collector
