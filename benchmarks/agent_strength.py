@@ -17,6 +17,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from allfives_env.arena import format_table, run_match  # noqa: E402
+from allfives_env.arena.outputs import write_output  # noqa: E402
 from allfives_env.integrations.run_args import check_run_args  # noqa: E402
 from allfives_env.rules import RulesConfig  # noqa: E402
 
@@ -59,7 +60,7 @@ def main(argv=None):
         print(f"  ({time.perf_counter() - t0:.1f} s wall)\n", flush=True)
         results.append(match.to_dict())
     if args.json:
-        Path(args.json).write_text(json.dumps(results, indent=2))
+        write_output(args.json, json.dumps(results, indent=2), "--json")
 
 
 if __name__ == "__main__":

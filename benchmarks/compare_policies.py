@@ -25,6 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from allfives_env.arena import check_agents, run_match, wilson_interval  # noqa: E402
+from allfives_env.arena.outputs import write_output  # noqa: E402
 from allfives_env.integrations.run_args import check_run_args  # noqa: E402
 from allfives_env.rules import RulesConfig  # noqa: E402
 
@@ -139,8 +140,7 @@ def main(argv=None) -> int:
         return 2
     print(format_comparison(result))
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump(result, f, indent=1)
+        write_output(args.json, json.dumps(result, indent=1), "--json")
     return 0
 
 

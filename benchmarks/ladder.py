@@ -25,6 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from allfives_env.arena import check_agents, format_alpharank, format_nash, format_ratings, rate_agents  # noqa: E402
+from allfives_env.arena.outputs import write_output  # noqa: E402
 from allfives_env.arena.population import alpha_rank, nash_averaging, win_rate_matrix  # noqa: E402
 from allfives_env.arena.ratings import refuse_repeated_specs  # noqa: E402
 from allfives_env.integrations.run_args import check_run_args  # noqa: E402
@@ -117,9 +118,9 @@ def main(argv=None):
             tables.append(format_alpharank(rating["alpharank"]))
         print("\n\n".join(tables) + f"\n({rating['seconds']:.0f} s)\n", flush=True)
     if args.json:
-        Path(args.json).write_text(json.dumps(ratings, indent=2))
+        write_output(args.json, json.dumps(ratings, indent=2), "--json")
     if args.markdown:
-        Path(args.markdown).write_text(markdown(ratings))
+        write_output(args.markdown, markdown(ratings), "--markdown")
     if args.plot:
         plot(ratings, args.plot)
 
