@@ -134,6 +134,11 @@ def default_agents(players) -> list:
     return [f"ppo:checkpoints/ppo_{players}p.pt", "champion", "search:engine=compiled", "heuristic", "greedy"]
 
 
+def measured_agents(args, players) -> list:
+    """The agents measured with ``players``: ``--agents``, else :func:`default_agents`."""
+    return args.agents or default_agents(players)
+
+
 def opponent(name):
     """A style by name (a new agent object), else the spec itself."""
     return STYLES[name]() if name in STYLES else name
@@ -205,20 +210,19 @@ def main(argv=None):
     args = parser.parse_args(argv)
     specs = [o for o in args.opponents if o not in STYLES]
     try:  # before the first game: a bad value found after an hour of play would lose the hour
-        measured = args.agents or [spec for players in args.players for spec in default_agents(players)]
+        measured = [spec for players in args.players for spec in measured_agents(args, players)]
         check_run_args(args, positive=["workers"], specs=["agents"], outputs=["json", "markdown"],
                        inputs=specs + measured)
         check_opponents(args.opponents)
         refuse_repeated_specs(args.opponents, "--opponents")
         refuse_repeated_specs(args.agents or [], "--agents")
         for players in args.players:
-            check_agents(RulesConfig(num_players=players), (args.agents or default_agents(players)) + specs)
+            check_agents(RulesConfig(num_players=players), measured_agents(args, players) + specs)
     except ValueError as exc:
         parser.error(str(exc))
     rows = []
     for players in args.players:
-        rows += play(players, args.agents or default_agents(players), args.opponents, args.games, args.seed,
-                     args.workers)
+        rows += play(players, measured_agents(args, players), args.opponents, args.games, args.seed, args.workers)
     if args.json:
         write_output(args.json, json.dumps(rows, indent=2), "--json")
     if args.markdown:
