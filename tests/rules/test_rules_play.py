@@ -302,6 +302,23 @@ def test_v3_heaviest_tile_leader_is_still_fair():
     assert _chi_square(counts) < 25, counts
 
 
+def test_v3_heaviest_tile_draw_goes_back_before_the_deal():
+    """V3: the drawn tiles go back before the deal, so the leader holds [6|6] as often as any seat
+    (5 of 28 tiles with 4 players: 0.179). Were the drawn tiles kept by who drew them, the leader
+    would hold it whenever it was drawn, and more often overall (about 0.29)."""
+    config = RulesConfig(num_players=4, first_leader="heaviest_tile")
+    game = Game(config)
+    six_six = tile_index(6, 6)
+    holds = 0
+    games = 3000
+    for seed in range(games):
+        game.start_game(np.random.default_rng(seed))
+        dealt = [t for seat in range(4) for t in range(28) if game.hands[seat] >> t & 1]
+        assert len(set(dealt)) == 4 * config.tiles_per_hand  # every hand full, no tile twice
+        holds += game.hands[game.leader] >> six_six & 1
+    assert abs(holds / games - 5 / 28) < 4 * (5 / 28 * 23 / 28 / games) ** 0.5, holds / games
+
+
 # ------------------------------------------------------------------------ R6
 def test_r6_lead_any_tile_at_w_only():
     """R6: the leader may lead any tile in hand, always at slot W."""
