@@ -13,8 +13,8 @@ W=0, E=1, N=2, S=3), ``112`` draws, ``113`` passes (see
 :mod:`allfives_env.rules.actions`).
 
 Observation: ``{"observation": float32 vector, "action_mask": int8 (114,)}``.
-The mask is also in ``infos[agent]["action_mask"]``; only the agent to move
-has ones. ``infos[agent]["scores"]`` holds every side's exact score.
+The mask is also in ``infos[agent]["action_mask"]`` (a copy of its own: it
+never changes after the step that gave it); only the agent to move has ones. ``infos[agent]["scores"]`` holds every side's exact score.
 
 Options (keyword arguments):
 
@@ -61,6 +61,9 @@ from .render.text import render_text
 from .rewards import ranked_winners, side_outcomes, side_rewards
 
 RESET_OPTIONS = ("hands", "boneyard", "leader", "scores")
+#: The ``infos`` mask of every agent not to move: all zeros, shared, read-only.
+NO_LEGAL_ACTIONS = np.zeros(NUM_ACTIONS, dtype=np.int8)
+NO_LEGAL_ACTIONS.flags.writeable = False
 
 
 class IllegalActionError(ValueError):
@@ -215,7 +218,8 @@ class raw_env(AECEnv):
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         scores = self.core.scores
-        self.infos = {a: {"action_mask": self._masks[i], "scores": scores} for i, a in enumerate(self.agents)}
+        self.infos = {a: {"action_mask": NO_LEGAL_ACTIONS, "scores": scores} for a in self.agents}
+        self._mask_holder = None
         self._rewards_paid = False
         self._has_started = True
         self._set_rewards(gains)
@@ -289,17 +293,28 @@ class raw_env(AECEnv):
         self._accumulate_rewards()
 
     def _after_transition(self):
-        """Mark the episode's end (with the win rewards) and move the turn.
+        """Mark the episode's end (with the win rewards), move the turn and hand out the masks.
 
-        ``infos[agent]["action_mask"]`` is the same array as the env's mask of
-        that seat; the core updates it in place."""
+        ``infos[agent]["action_mask"]`` is a copy of the mover's mask, and the shared read-only
+        :data:`NO_LEGAL_ACTIONS` for every other seat (their masks are all zero): the core updates its
+        masks in place, and a mask a caller keeps or edits must neither change later nor reach the
+        legality check. (Inline: this runs every step.)"""
         core = self.core
-        if not core.running:
+        running = core.running
+        if not running:
             if self.reward_mode == "win":
                 self._set_win_rewards()
             for agent in self.agents:
                 self.terminations[agent] = True
-        self.agent_selection = self.possible_agents[core.to_move]
+        mover = core.to_move
+        agents = self.possible_agents
+        self.agent_selection = agents[mover]
+        holder = self._mask_holder
+        if holder is not None and (holder != mover or not running):
+            self.infos[agents[holder]]["action_mask"] = NO_LEGAL_ACTIONS
+        if running:
+            self.infos[agents[mover]]["action_mask"] = self._masks[mover].copy()
+        self._mask_holder = mover if running else None
 
     def _set_win_rewards(self):
         core = self.core
@@ -379,9 +394,6 @@ class raw_env(AECEnv):
         self.__dict__.update(state)
         self._mask_bytes = self.core.mask_bytes
         self._masks = list(self.core.masks)
-        for seat, agent in enumerate(self.possible_agents):
-            if agent in getattr(self, "infos", {}):
-                self.infos[agent]["action_mask"] = self._masks[seat]
 
     def _require_reset(self, call):
         if not self._has_started:

@@ -5,6 +5,7 @@ import pytest
 from pettingzoo.test import api_test, seed_test
 
 import allfives_env
+from allfives_env.env.aec import IllegalActionError
 from allfives_env.rules import DRAW, NUM_ACTIONS, PASS
 
 
@@ -83,6 +84,38 @@ def test_mask_is_the_engine_legal_set_and_zero_for_others(num_players):
             assert expected.sum() == 1 and raw.game.boneyard_left == 0
         legal = np.flatnonzero(expected)
         env.step(int(legal[chooser.integers(len(legal))]))
+
+
+@pytest.mark.parametrize("backend", ["numba", "python"])
+def test_info_masks_are_copies_kept_masks_never_change(backend):
+    """A mask kept from ``infos`` (a replay buffer's) stays what it was, over whole games."""
+    env = allfives_env.env(num_players=3, backend=backend)
+    env.reset(seed=5)
+    kept = []
+    for _ in range(300):
+        obs, _, term, trunc, info = env.last()
+        if term or trunc:
+            env.reset()
+            continue
+        kept.append((info["action_mask"], info["action_mask"].copy()))
+        legal = np.flatnonzero(obs["action_mask"])
+        env.step(int(legal[len(kept) % len(legal)]))
+    assert all(np.array_equal(mask, when_kept) for mask, when_kept in kept)
+
+
+def test_an_edited_info_mask_does_not_make_a_move_legal():
+    """R13: a pass on the lead stays illegal when the caller sets every entry of its info mask."""
+    env = allfives_env.env(num_players=2)
+    env.reset(seed=0)
+    agent = env.agent_selection
+    env.last()[4]["action_mask"][:] = 1
+    for other in env.agents:
+        if other != agent:
+            with pytest.raises(ValueError, match="read-only"):
+                env.infos[other]["action_mask"][:] = 1
+    with pytest.raises(IllegalActionError, match="not legal"):
+        env.step(PASS)
+    assert env.agent_selection == agent and not env.observe(agent)["action_mask"][PASS]
 
 
 def test_state_holds_every_hand_and_the_boneyard_order():
