@@ -30,6 +30,7 @@ a documented term (weights are constructor options):
 
 import numpy as np
 
+from ..env.options import check_number
 from ..rules.actions import DRAW, slot_of, tile_of
 from ..rules.scoring import points_for_count, round5
 from ..rules.tiles import SUIT_TILES, TILE_HIGH, TILE_IS_DOUBLE, TILE_LOW, TILE_PIPS, heaviness, mask_to_tiles
@@ -49,12 +50,13 @@ class HeuristicAgent(BaseAgent):
     def __init__(self, reply_weight=0.7, control_weight=0.5, stuck_penalty=3.0,
                  shed_weight=0.1, late_shed_weight=0.6, double_bonus=1.0):
         super().__init__()
-        self.reply_weight = reply_weight
-        self.control_weight = control_weight
-        self.stuck_penalty = stuck_penalty
-        self.shed_weight = shed_weight
-        self.late_shed_weight = late_shed_weight
-        self.double_bonus = double_bonus
+        # any finite number: a negative weight reverses its preference
+        self.reply_weight = check_number("reply_weight", reply_weight)
+        self.control_weight = check_number("control_weight", control_weight)
+        self.stuck_penalty = check_number("stuck_penalty", stuck_penalty)
+        self.shed_weight = check_number("shed_weight", shed_weight)
+        self.late_shed_weight = check_number("late_shed_weight", late_shed_weight)
+        self.double_bonus = check_number("double_bonus", double_bonus)
 
     def act(self, view, legal_actions):
         if len(legal_actions) == 1 or legal_actions[0] >= DRAW:

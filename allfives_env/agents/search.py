@@ -70,13 +70,15 @@ class SearchAgent(BaseAgent):
     name = "search"
 
     def __init__(self, samples=None, depth=None, time_ms=None, min_samples=None, win_value=100.0, prior_weight=1.0,
-                 engine=None, infer=None, rollout="greedy"):
+                 engine="default", infer=None, rollout="greedy"):
         super().__init__()
         if rollout not in ("greedy", "heuristic"):
             raise ValueError(f"rollout={rollout!r} is not allowed; allowed: 'greedy' (the default) or 'heuristic'")
         self.rollout = rollout
-        if engine not in (None, "python", "compiled"):
-            raise ValueError(f"engine={engine!r} is not allowed; allowed: 'python' or 'compiled'")
+        if engine not in ("default", "python", "compiled"):  # engine=none is refused, not read as the default
+            raise ValueError(f"engine={engine!r} is not allowed; allowed: 'python' or 'compiled' (the default: "
+                             "'python', 'compiled' with infer=greedy)")
+        engine = None if engine == "default" else engine
         if infer not in (None, "off", "greedy"):
             raise ValueError(f"infer={infer!r} is not allowed; allowed: 'greedy' or 'off' (the default)")
         infer = infer or "off"

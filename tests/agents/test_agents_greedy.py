@@ -96,6 +96,9 @@ def test_spec_parser():
     ("champion:worlds=0", "a whole number from 1 to 100,000"),
     ("champion:value=true", "a policy file, default or none (the search alone)"),  # was the file 'True' not found
     ("champion:value=3", "a policy file, default or none (the search alone)"),
+    ("heuristic:reply_weight=none", "a finite number"),  # was a TypeError in the first game
+    ("heuristic:stuck_penalty=abc", "a finite number"),
+    ("heuristic:double_bonus=nan", "a finite number"),  # was played, every comparison false
 ])
 def test_search_options_are_checked_when_the_agent_is_built(spec, allowed):
     with pytest.raises(ValueError) as err:

@@ -216,10 +216,22 @@ def test_champion_bad_options_say_what_is_allowed(tmp_path):
         with pytest.raises(ValueError, match=f"^{option.split('=')[0]}: options of the policy's look-ahead"):
             make_agent(f"champion:value=none,{option}")
     assert make_agent("champion:value=none,any_rules=false,samples=2").samples == 2
-    with pytest.raises(ValueError, match="^replies=search is not allowed; allowed: 'policy' or 'heuristic'"):
+    with pytest.raises(ValueError, match="^replies='search' is not allowed; allowed: 'policy' or 'heuristic'"):
         make_agent("champion:replies=search")
     with pytest.raises(ValueError, match="^read='greedy' is not allowed; allowed: 'off', 'partner' .* or 'heuristic'"):
         make_agent("champion:read=greedy")
+    # none is refused where it would have read as the default (read=none was hand reading with 4 players)
+    with pytest.raises(ValueError, match="^read=None is not allowed; allowed: 'off', 'partner' .* or 'heuristic'"):
+        make_agent("champion:read=none")
+    with pytest.raises(ValueError, match="^replies=None is not allowed; allowed: 'policy' or 'heuristic'"):
+        make_agent("champion:replies=none")
+    with pytest.raises(ValueError, match="^engine=None is not allowed; allowed: 'python' or 'compiled'"):
+        make_agent("search:engine=none")
+    four = RulesConfig(num_players=4)
+    for spec, read in (("champion:read=default", "partner"), ("champion:read=off", "off"), ("champion", "partner")):
+        agent = make_agent(f"{spec}{',' if ':' in spec else ':'}value=none")
+        agent.reset(0, four, np.random.default_rng(0))
+        assert agent.read == read, spec
     with pytest.raises(ValueError, match="worlds=0 is not allowed; allowed: a whole number from 1 to 100,000"):
         make_agent(f"champion:value={POLICY[2]},worlds=0")
     three = make_agent(f"champion:value={POLICY[3]}")
