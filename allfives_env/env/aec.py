@@ -56,7 +56,7 @@ from ..rules.actions import NUM_ACTIONS, action_name, check_action_id
 from ..rules.config import RulesConfig
 from .cores import BACKENDS, encoded, make_core
 from .encoders import ENCODERS, make_encoder
-from .options import ENV_OPTIONS, EnvOptions, check_choice, check_seed
+from .options import ENV_OPTIONS, EnvOptions, UnknownOptionError, check_choice, check_seed
 from .render.text import render_text
 from .rewards import ranked_winners, side_outcomes, side_rewards
 
@@ -154,7 +154,7 @@ class raw_env(AECEnv):
         if unknown:
             allowed = ["num_players", "render_mode", *ENV_OPTIONS, "backend",
                        *[k for k in RulesConfig.__dataclass_fields__ if k != "num_players"]]
-            raise ValueError(f"unknown option(s) {unknown}; allowed: {allowed}")
+            raise UnknownOptionError(unknown, allowed)
         options = EnvOptions(episode=episode, reward=reward, auto_forced=auto_forced)
         check_choice("backend", backend, BACKENDS)
         if render_mode is not None and (not isinstance(render_mode, str)

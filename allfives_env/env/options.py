@@ -1,6 +1,7 @@
 """The environment options shared by the AEC env and the batched env, validated once, and the checks of
 numbers, counts and seeds that the envs, agents, integrations and training share (one rule, one message)."""
 
+import inspect
 import math
 from dataclasses import dataclass
 from numbers import Integral, Real
@@ -11,6 +12,21 @@ EPISODES = ("game", "hand")
 REWARDS = ("points", "zero_sum", "win")
 #: The env options besides the players, the rules and each env's own knobs (render_mode, backend / num_envs, parallel).
 ENV_OPTIONS = ("episode", "reward", "encoder", "auto_forced")
+
+
+class UnknownOptionError(ValueError):
+    """Keyword options a constructor does not take, and the ones it does (``allowed``)."""
+
+    def __init__(self, unknown, allowed):
+        self.unknown, self.allowed = sorted(unknown), list(allowed)
+        super().__init__(f"unknown option(s) {self.unknown}; allowed: {self.allowed}")
+
+    def with_options_of(self, function) -> "UnknownOptionError":
+        """The same error for a wrapper whose ``function`` (its ``__init__``) passes its ``**options`` on:
+        its own named parameters listed first, then the inner constructor's."""
+        own = [name for name, parameter in inspect.signature(function).parameters.items()
+               if name != "self" and parameter.kind not in (parameter.VAR_KEYWORD, parameter.VAR_POSITIONAL)]
+        return UnknownOptionError(self.unknown, own + [name for name in self.allowed if name not in own])
 
 
 def check_choice(name, value, allowed):

@@ -54,7 +54,7 @@ from ..agents.base import BaseAgent
 from ..agents.registry import make_agent
 from ..env.aec import IllegalActionError, ResetNeededError, as_action_id, raw_env
 from ..env.encoders import check_encoder_name, make_encoder
-from ..env.options import check_choice, check_number, check_seed
+from ..env.options import UnknownOptionError, check_choice, check_number, check_seed
 from ..rules.actions import NUM_ACTIONS, check_action_id
 from ..rules.view import player_view
 
@@ -94,7 +94,10 @@ class SingleAgentAllFives(gymnasium.Env):
     def __init__(self, num_players=2, learner="random", opponents="random", control="seat", obs="dict",
                  illegal_action="penalize", illegal_reward=-1.0, render_mode=None, **options):
         super().__init__()
-        self.aec = raw_env(num_players=num_players, render_mode=render_mode, **options)
+        try:
+            self.aec = raw_env(num_players=num_players, render_mode=render_mode, **options)
+        except UnknownOptionError as exc:
+            raise exc.with_options_of(SingleAgentAllFives.__init__) from None
         self.config = self.aec.config
         self.render_mode = render_mode
         n = self.config.num_players

@@ -39,7 +39,7 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from ..agents.batched import make_batched_agent
-from ..env.options import check_choice, check_positive, check_seed
+from ..env.options import UnknownOptionError, check_choice, check_positive, check_seed
 from ..rules.actions import NUM_ACTIONS, action_name
 from ..vector import SKIP, VectorAllFives
 from .gym_single import OBS_MODES, check_learner_options
@@ -258,8 +258,11 @@ class AllFivesVectorEnv(gymnasium.vector.VectorEnv):
     def __init__(self, num_envs, num_players=2, learner="random", opponents="greedy", control="seat",
                  obs="flat", illegal_action="penalize", illegal_reward=-1.0, reward_scale=1.0, **options):
         check_choice("obs", obs, OBS_MODES)
-        self.games = LearnerGames(num_envs, num_players, learner, opponents, control, illegal_action,
-                                  illegal_reward, reward_scale, **options)
+        try:
+            self.games = LearnerGames(num_envs, num_players, learner, opponents, control, illegal_action,
+                                      illegal_reward, reward_scale, **options)
+        except UnknownOptionError as exc:
+            raise exc.with_options_of(AllFivesVectorEnv.__init__) from None
         self.num_envs = self.games.num_envs
         self.obs_mode = obs
         vector = spaces.Box(-np.inf, np.inf, (self.games.observation_size,), np.float32)

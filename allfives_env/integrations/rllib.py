@@ -46,7 +46,7 @@ except ImportError as exc:  # pragma: no cover - the extras are installed where 
                       name=exc.name) from exc
 
 from ..env.aec import ResetNeededError, as_action_id, raw_env
-from ..env.options import check_choice, check_number, check_positive
+from ..env.options import UnknownOptionError, check_choice, check_number, check_positive
 from ..rules.actions import NUM_ACTIONS
 from .gym_single import PolicyAgent
 
@@ -78,7 +78,10 @@ class AllFivesMultiAgentEnv(MultiAgentEnv):
                                            ("penalize", "raise"))
         self.illegal_reward = check_number("illegal_reward", config.pop("illegal_reward", -1.0))
         self.reward_scale = check_positive("reward_scale", config.pop("reward_scale", 1.0))
-        self.aec = raw_env(**config)
+        try:
+            self.aec = raw_env(**config)
+        except UnknownOptionError as exc:  # its own options first, then the env's
+            raise UnknownOptionError(exc.unknown, ["illegal_action", "illegal_reward", "reward_scale", *exc.allowed]) from None
         self.possible_agents = list(self.aec.possible_agents)
         self.agents = list(self.possible_agents)
         space = observation_space(self.aec.encoder.size)

@@ -31,7 +31,7 @@ except ImportError as exc:  # pragma: no cover - the extra is installed where te
     raise ImportError(f'allfives_env.integrations.sb3_vec needs Stable-Baselines3 ({exc}): pip install -e ".[sb3]"',
                       name=exc.name) from exc
 
-from ..env.options import check_seed
+from ..env.options import UnknownOptionError, check_seed
 from ..rules.actions import NUM_ACTIONS
 from .gym_vector import LearnerGames
 
@@ -46,8 +46,11 @@ class AllFivesVecEnv(VecEnv):
         if "obs" in options:  # an option of the Gymnasium wrappers, easily carried over
             raise ValueError(f"obs={options['obs']!r} is not an option here: SB3's VecEnv observations are always "
                              "flat vectors (obs='dict' is for AllFivesVectorEnv and SingleAgentAllFives)")
-        self.games = LearnerGames(num_envs, num_players, learner, opponents, control, illegal_action,
-                                  illegal_reward, reward_scale, **options)
+        try:
+            self.games = LearnerGames(num_envs, num_players, learner, opponents, control, illegal_action,
+                                      illegal_reward, reward_scale, **options)
+        except UnknownOptionError as exc:
+            raise exc.with_options_of(AllFivesVecEnv.__init__) from None
         self.render_mode = None
         observation_space = spaces.Box(-np.inf, np.inf, (self.games.observation_size,), np.float32)
         super().__init__(self.games.num_envs, observation_space, spaces.Discrete(NUM_ACTIONS))

@@ -10,7 +10,7 @@ from ..compiled.rng import seed_streams, seed_streams_by_id
 from ..compiled.state import NUM_FIELDS, SKIP, kernel_config
 from ..compiled.step import reset_all, set_deal, step_all_parallel, step_all_serial
 from ..env.encoders import default_layout
-from ..env.options import ENV_OPTIONS, EnvOptions, check_bool, check_count, check_seed
+from ..env.options import ENV_OPTIONS, EnvOptions, UnknownOptionError, check_bool, check_count, check_seed
 from ..rules.actions import NUM_ACTIONS, action_name
 from ..rules.config import RulesConfig, is_int
 from ..rules.game import validate_deal, validate_scores
@@ -94,7 +94,7 @@ class VectorAllFives:
         unknown = sorted(set(rule_options) - set(allowed_rules))
         if unknown:
             allowed = ["num_envs", "num_players", *ENV_OPTIONS, "parallel", *allowed_rules]
-            raise ValueError(f"unknown option(s) {unknown}; allowed: {allowed}")
+            raise UnknownOptionError(unknown, allowed)
         options = EnvOptions(episode=episode, reward=reward, auto_forced=auto_forced)
         if encoder != "default":
             raise ValueError(f"encoder={encoder!r} is not allowed; the vector env builds only 'default' observations")

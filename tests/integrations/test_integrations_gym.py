@@ -9,6 +9,7 @@ from allfives_env import IllegalActionError
 from allfives_env.agents import GreedyAgent, make_agent
 from allfives_env.arena import run_match
 from allfives_env.integrations import ENV_ID, PolicyAgent, SingleAgentAllFives
+from allfives_env.integrations.gym_vector import AllFivesVectorEnv
 from allfives_env.rules import RulesConfig
 from allfives_env.rules.actions import PASS
 from allfives_env.rules.tiles import parse_tile
@@ -227,6 +228,20 @@ def test_step_outside_an_episode_raises():
 def test_bad_construction_fails_with_a_clear_message(kwargs, message):
     with pytest.raises(ValueError, match=message):
         SingleAgentAllFives(**kwargs)
+
+
+@pytest.mark.parametrize("make, own", [
+    (lambda: SingleAgentAllFives(oponents="greedy"), "'num_players', 'learner', 'opponents', 'control', 'obs', "
+                                                     "'illegal_action', 'illegal_reward', 'render_mode', "),
+    (lambda: AllFivesVectorEnv(2, oponents="greedy"), "'num_envs', 'num_players', 'learner', 'opponents', 'control', "
+                                                      "'obs', 'illegal_action', 'illegal_reward', 'reward_scale', "),
+])
+def test_an_unknown_option_lists_the_wrappers_own_options_first(make, own):
+    """A misspelt wrapper option was answered with the inner env's options alone."""
+    with pytest.raises(ValueError) as err:
+        make()
+    assert str(err.value).startswith(f"unknown option(s) ['oponents']; allowed: [{own}'episode', 'reward', ")
+    assert str(err.value).endswith("'divisor']")
 
 
 def test_bad_reset_learner_option():

@@ -112,6 +112,9 @@ def test_illegal_actions_and_bad_config():
         strict.step({agent: int(np.flatnonzero(o["action_mask"] == 0)[0])})
     with pytest.raises(ValueError, match=r"unknown option\(s\) \['players'\]"):
         AllFivesMultiAgentEnv({"players": 2})
+    with pytest.raises(ValueError, match=r"^unknown option\(s\) \['reward_scal'\]; allowed: \['illegal_action', "
+                                         r"'illegal_reward', 'reward_scale', 'num_players', "):
+        AllFivesMultiAgentEnv({"reward_scal": 0.02})  # its own options were not listed
     with pytest.raises(ValueError, match="illegal_action='skip' is not allowed"):
         AllFivesMultiAgentEnv({"illegal_action": "skip"})
 

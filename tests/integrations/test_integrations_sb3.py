@@ -99,3 +99,13 @@ def test_the_gymnasium_wrappers_obs_option_is_refused_with_where_it_belongs():
     with pytest.raises(ValueError, match=r"obs='dict' is not an option here: .* always flat vectors \(obs='dict' is "
                                          r"for AllFivesVectorEnv and SingleAgentAllFives\)"):
         AllFivesVecEnv(2, obs="dict")
+
+
+def test_an_unknown_option_lists_the_vec_envs_own_options_too():
+    """A misspelt ``reward_scale`` names the wrapper's options, not only the batched env's."""
+    from allfives_env.integrations.sb3_vec import AllFivesVecEnv
+
+    with pytest.raises(ValueError, match=r"^unknown option\(s\) \['reward_scal'\]; allowed: \['num_envs', 'num_players', "
+                                         r"'learner', 'opponents', 'control', 'illegal_action', 'illegal_reward', "
+                                         r"'reward_scale', .*'hand_scoring'"):
+        AllFivesVecEnv(2, reward_scal=0.02)
