@@ -21,11 +21,12 @@ Encoders follow a small protocol, so users can supply their own::
 """
 
 import struct
+from collections.abc import Mapping
 
 import numpy as np
 
 from ..rules.actions import DRAW, NUM_PLACEMENTS, PASS, slot_of
-from ..rules.config import RulesConfig, sides_for
+from ..rules.config import RulesConfig, is_int, sides_for
 from ..rules.scoring import MAX_COUNT, MAX_POINTS, SIZE_SCALE, points_for_count
 from ..rules.tiles import TILE_LOW
 
@@ -47,7 +48,14 @@ class SliceLayout:
         return self.parts[name][0]
 
     def views(self, flat):
-        """Dict of reshaped views (no copies) into ``flat``; works on batches ``(..., size)`` too."""
+        """Dict of reshaped views (no copies) into ``flat``; works on batches ``(..., size)`` too, and on the
+        AEC env's observation dict (its ``"observation"``)."""
+        if isinstance(flat, Mapping) and "observation" in flat:
+            flat = flat["observation"]
+        flat = np.asarray(flat)
+        if flat.ndim == 0 or flat.shape[-1] != self.size:
+            raise ValueError(f"views() takes an observation of {self.size} floats (a vector, a batch (..., "
+                             f"{self.size}) or the env's observation dict); got shape {flat.shape}")
         lead = flat.shape[:-1]
         return {
             name: flat[..., off:off + int(np.prod(shape))].reshape(*lead, *shape)
@@ -321,10 +329,22 @@ def make_encoder(spec, config: RulesConfig):
         return ENCODERS[spec](config)
     if isinstance(spec, type):
         try:
-            return spec(config)
+            return _checked_encoder(spec(config), f"encoder class {spec.__name__}")
         except TypeError as exc:
             raise ValueError(f"encoder class {spec.__name__} cannot be built as {spec.__name__}(config) ({exc}); "
                              "give its constructor a RulesConfig argument, or pass an instance") from None
     if hasattr(spec, "encode") and hasattr(spec, "size"):
-        return spec
+        return _checked_encoder(spec, f"encoder {type(spec).__name__}")
     raise ValueError(f"encoder {spec!r} is neither a name, a class nor an object with .encode and .size")
+
+
+def _checked_encoder(encoder, what):
+    """``encoder`` if it has a callable ``encode`` and a ``size`` that is a positive whole number (the
+    observation space is built from it); else one line saying which."""
+    if not callable(getattr(encoder, "encode", None)):
+        raise ValueError(f"{what} has no encode(game, seat) method; an encoder needs .encode and .size")
+    size = getattr(encoder, "size", None)
+    if not is_int(size) or size < 1:
+        raise ValueError(f"{what}: size={size!r} is not allowed; allowed: a positive whole number (the length of "
+                         "its observation vector)")
+    return encoder

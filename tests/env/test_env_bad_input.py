@@ -1,6 +1,7 @@
 """Bad input gets an error naming the problem and what is allowed; nothing changes."""
 
 import copy
+import re
 
 import numpy as np
 import pytest
@@ -393,3 +394,40 @@ def test_tensors_are_read_as_their_element_and_a_bool_tensor_is_no_action(env):
     env.step(torch.tensor([legal]))
     reference.step(legal)
     assert snapshot(env) == snapshot(reference) and env.unwrapped.game.events
+
+
+def _encoder_class(size, encode=True):
+    """An encoder class built as ``cls(config)``, with ``size`` (left out when ``...``) and ``encode``."""
+    body = {"__init__": lambda self, config: None}
+    if size is not ...:
+        body["size"] = size
+    body["encode"] = (lambda self, game, seat: np.zeros(3, np.float32)) if encode else None
+    return type("Custom", (), body)
+
+
+@pytest.mark.parametrize("encoder, message", [
+    (_encoder_class(4.0), "encoder class Custom: size=4.0 is not allowed; allowed: a positive whole number"),
+    (_encoder_class(-1)(None), "encoder Custom: size=-1 is not allowed; allowed: a positive whole number"),
+    (_encoder_class(0), "size=0 is not allowed"),
+    (_encoder_class(True), "size=True is not allowed"),  # was an observation space of one float
+    (_encoder_class(...), "encoder class Custom: size=None is not allowed"),  # was an AttributeError
+    (_encoder_class(3, encode=False), "encoder class Custom has no encode(game, seat) method"),
+])
+def test_a_custom_encoders_size_and_encode_are_checked_when_the_env_is_built(encoder, message):
+    """Gymnasium's TypeError and numpy's negative-dimension error were all the user saw."""
+    with pytest.raises(ValueError) as err:
+        allfives_env.env(encoder=encoder)
+    assert message in str(err.value) and "\n" not in str(err.value)
+
+
+def test_views_takes_the_observation_dict_and_names_the_size_it_needs(env):
+    """views() of the quickstart's obs (a dict) was an AttributeError; a wrong length a reshape error."""
+    obs = env.last()[0]
+    views = env.unwrapped.encoder.views(obs)
+    np.testing.assert_array_equal(views["hand"], env.unwrapped.encoder.views(obs["observation"])["hand"])
+    assert views["hand"].sum() == 9  # R4: 9 tiles each with 2 players
+    size = env.unwrapped.encoder.size
+    for bad, shape in ((np.zeros(10), "(10,)"), (np.zeros((2, size + 1)), f"(2, {size + 1})"), (1.0, "()")):
+        with pytest.raises(ValueError, match=rf"^views\(\) takes an observation of {size} floats .*got shape "
+                                             rf"{re.escape(shape)}$"):
+            env.unwrapped.encoder.views(bad)
