@@ -207,21 +207,30 @@ class BatchedSearch(BatchedAgent):
         return into
 
 
+#: The options each batched twin takes (the search twin is ``search:engine=compiled`` alone).
+BATCHED_OPTIONS = {"random": (), "greedy": (), "heuristic": (), "ppo": ("infer", "any_rules"),
+                   "search": ("engine", "samples")}
+
+
 def check_batched_spec(spec) -> tuple:
     """``(name, path, options)`` of a spec that has a batched twin, or ValueError naming the allowed ones."""
     from .registry import parse_spec
 
     name, path, options = parse_spec(spec) if isinstance(spec, str) else (None, None, {})
-    if (name in ("random", "greedy", "heuristic") and not options) or (
-            name == "ppo" and set(options) <= {"infer", "any_rules"}):
-        return name, path, options
-    if name == "search" and options.get("engine") == "compiled" and set(options) <= {"engine", "samples"}:
+    allowed = (f"allowed: {', '.join(BATCHED_SPECS)} (ppo takes infer=greedy|off and any_rules=true|false; other "
+               "specs play through the arena or the single-game wrapper)")
+    if name not in BATCHED_OPTIONS:
+        raise ValueError(f"agent {spec!r} has no batched twin; {allowed}")
+    extra = sorted(set(options) - set(BATCHED_OPTIONS[name]))
+    if extra:
+        takes = ", ".join(BATCHED_OPTIONS[name]) or "no options"
+        raise ValueError(f"agent {spec!r}: the batched {name} takes {takes}, not {', '.join(extra)}; {allowed}")
+    if name == "search":
+        if options.get("engine") != "compiled":
+            raise ValueError(f"agent {spec!r}: the batched search is search:engine=compiled; {allowed}")
         if "samples" in options:  # the arena's search checks it when built; this twin is built elsewhere
             check_count("samples", options["samples"], maximum=MAX_SAMPLES)
-        return name, path, options
-    raise ValueError(f"agent {spec!r} has no batched twin; allowed: {', '.join(BATCHED_SPECS)} "
-                     "(ppo takes infer=greedy|off and any_rules=true|false; other specs play through the arena or the "
-                     "single-game wrapper)")
+    return name, path, options
 
 
 def make_batched_agent(spec, venv, seed=0) -> BatchedAgent:
