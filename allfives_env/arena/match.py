@@ -63,6 +63,15 @@ def _check_labels(labels, specs):
     if labels is not None and not (isinstance(labels, (list, tuple)) and isinstance(specs, (list, tuple))
                                    and len(labels) == len(specs) and all(isinstance(x, str) for x in labels)):
         raise ValueError(f"labels={labels!r} is not allowed; allowed: None, or one name (a string) per spec")
+    for i, j in ((i, j) for j in range(len(specs)) for i in range(j) if labels and labels[i] == labels[j]):
+        if not _same_agent(specs[i], specs[j]):  # the results would have two rows no one could tell apart
+            raise ValueError(f"labels={labels!r} is not allowed: {labels[i]!r} names two different agents (specs "
+                             f"{i} and {j}); allowed: one name per agent (the same name only for the same spec)")
+
+
+def _same_agent(one, other) -> bool:
+    """The same spec string, or the same agent object (a self-match)."""
+    return one == other if isinstance(one, str) and isinstance(other, str) else one is other
 
 
 def spec_count(n: int) -> str:

@@ -259,6 +259,10 @@ class VectorAllFives:
             raise ValueError("scores needs one entry per game (or None)")
         # every entry is checked before any game changes: a refused call leaves all games as they were
         deals = [self._checked_deal(k, b, hands, boneyards, leaders, scores) for k, b in enumerate(indices)]
+        games = [b for b, *_ in deals]
+        if len(set(games)) < len(games):
+            twice = sorted({b for b in games if games.count(b) > 1})
+            raise ValueError(f"game(s) {twice} given more than once in indices; allowed: each game once a call")
         out = self._out
         for b, order, leader, start in deals:
             set_deal(b, order, leader, start, self._st, self._hands, self._scores, self._hstart, self._cfg,

@@ -94,6 +94,16 @@ def test_objects_are_named_without_memory_addresses_and_told_apart():
     assert "0x" not in json.dumps(match.to_dict())
     with pytest.raises(ValueError, match=r"labels=\['one'\] is not allowed; allowed: None, or one name"):
         run_match(RulesConfig(num_players=2), [Plain(), "greedy"], games=2, labels=["one"])
+    # a name given to two different agents printed two rows no one could tell apart
+    with pytest.raises(ValueError, match=r"^labels=\['a', 'a', 'b'\] is not allowed: 'a' names two different agents "
+                                         r"\(specs 0 and 1\); allowed: one name per agent"):
+        run_match(RulesConfig(num_players=3), ["greedy", "random", "greedy"], games=3, labels=["a", "a", "b"])
+    with pytest.raises(ValueError, match="'p' names two different agents"):
+        run_match(RulesConfig(num_players=2), [Plain(), Plain()], games=2, labels=["p", "p"])
+    same = Plain()
+    for specs in (["greedy", "greedy", "random"], [same, same, "random"]):  # the same agent twice: one name
+        match = run_match(RulesConfig(num_players=3), specs, games=3, seed=0, labels=["a", "a", "b"])
+        assert [row["spec"] for row in match.to_dict()["agents"]] == ["a", "a", "b"]
 
 
 # ---------------------------------------------------------------- agents that fail

@@ -244,6 +244,11 @@ def test_set_position_checks_the_deal():
         venv.set_position([0], [hands], [list(range(18, 28))], [2])
     with pytest.raises(ValueError, match="already at the target"):
         venv.set_position([0], [hands], [list(range(18, 28))], [0], scores=[[250, 0]])
+    before = venv.state_dict()["games"]
+    with pytest.raises(ValueError, match=r"^game\(s\) \[1\] given more than once in indices; allowed: each game once"):
+        venv.set_position([1, 1], [hands, hands], [list(range(18, 28))] * 2, [0, 1])  # the last won, silently
+    for name, array in venv.state_dict()["games"].items():
+        np.testing.assert_array_equal(array, before[name])
     out = venv.set_position([1], [hands], [list(range(18, 28))], [1], scores=[[10, 20.5]])
     assert out.to_move[1] == 1 and out.scores[1].tolist() == [10.0, 20.5]
     np.testing.assert_array_equal(venv.views(out.obs[1])["hand"], [0] * 9 + [1] * 9 + [0] * 10)
