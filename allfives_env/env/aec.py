@@ -14,7 +14,8 @@ W=0, E=1, N=2, S=3), ``112`` draws, ``113`` passes (see
 
 Observation: ``{"observation": float32 vector, "action_mask": int8 (114,)}``.
 The mask is also in ``infos[agent]["action_mask"]`` (a copy of its own: it
-never changes after the step that gave it); only the agent to move has ones. ``infos[agent]["scores"]`` holds every side's exact score.
+never changes after the step that gave it); only the agent to move has ones.
+``infos[agent]["scores"]`` holds every side's exact score.
 
 Options (keyword arguments):
 
