@@ -224,10 +224,12 @@ def check_batched_spec(spec) -> tuple:
     extra = sorted(set(options) - set(BATCHED_OPTIONS[name]))
     if extra:
         takes = ", ".join(BATCHED_OPTIONS[name]) or "no options"
-        raise ValueError(f"agent {spec!r}: the batched {name} takes {takes}, not {', '.join(extra)}; {allowed}")
+        raise ValueError(f"agent {spec!r} has no batched twin: the batched {name} takes {takes}, not "
+                         f"{', '.join(extra)}; {allowed}")
     if name == "search":
         if options.get("engine") != "compiled":
-            raise ValueError(f"agent {spec!r}: the batched search is search:engine=compiled; {allowed}")
+            raise ValueError(f"agent {spec!r} has no batched twin: the batched search is search:engine=compiled; "
+                             f"{allowed}")
         if "samples" in options:  # the arena's search checks it when built; this twin is built elsewhere
             check_count("samples", options["samples"], maximum=MAX_SAMPLES)
     return name, path, options

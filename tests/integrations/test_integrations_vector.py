@@ -197,10 +197,10 @@ def test_action_masks_before_reset_says_reset_first():
 
 
 @pytest.mark.parametrize("kwargs,message", [
-    ({"opponents": "search"}, "opponents\\[0\\]: agent 'search': the batched search is search:engine=compiled"),
+    ({"opponents": "search"}, "opponents\\[0\\]: agent 'search' has no batched twin: the batched search is search:engine=compiled"),
     ({"opponents": "champion"}, "opponents\\[0\\]: agent 'champion' has no batched twin; allowed: random, "),
     # a twin's options: the option named, where "has no batched twin" was said of a twin the list then named
-    ({"opponents": "heuristic:foo=1"}, "agent 'heuristic:foo=1': the batched heuristic takes no options, not foo; "),
+    ({"opponents": "heuristic:foo=1"}, "agent 'heuristic:foo=1' has no batched twin: the batched heuristic takes no options, not foo; "),
     ({"opponents": "ppo:checkpoints/ppo_2p.pt,sample=true"}, "the batched ppo takes infer, any_rules, not sample; "),
     ({"opponents": ["greedy"] * 2, "num_players": 2}, "2 opponent specs for 1 non-learner seat"),
     ({"learner": 3}, "learner=3 is not a seat"),
