@@ -134,21 +134,23 @@ def budget_spent(trainer, cfg) -> bool:
 
 def _train_loop(trainer, cfg, log, bar, stop):
     """Updates until the budget is spent or a stop is asked for. The first update and every
-    ``eval_every``-th are evaluated, and so is the last (one row per update, whatever happens)."""
+    ``eval_every``-th are evaluated, and so is the budget's last (one row per update, whatever happens).
+    A stop is not evaluated: an evaluation there could write ``best.pt`` and raise the best, so an
+    interrupted and resumed run would not be the uninterrupted one (and Ctrl-C would wait for it)."""
     start = time.perf_counter()
     base_elapsed = trainer.elapsed
     last_ckpt = start
     while not budget_spent(trainer, cfg) and not stop.requested:
         row = trainer.iterate()
         trainer.elapsed = base_elapsed + time.perf_counter() - start
-        last = budget_spent(trainer, cfg) or stop.requested
+        last = budget_spent(trainer, cfg)
         if cfg.eval_every and (trainer.update % cfg.eval_every == 0 or trainer.update == 1 or last):
             row.update(trainer.evaluate())
             trainer.elapsed = base_elapsed + time.perf_counter() - start
         row["wall_s"] = trainer.elapsed
         row["sps_overall"] = trainer.global_step / max(trainer.elapsed, 1e-9)
         log.write(row)
-        if not last and time.perf_counter() - last_ckpt >= cfg.checkpoint_minutes * 60:
+        if not (last or stop.requested) and time.perf_counter() - last_ckpt >= cfg.checkpoint_minutes * 60:
             trainer.save("latest.pt")
             last_ckpt = time.perf_counter()
         if bar is not None:

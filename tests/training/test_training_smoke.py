@@ -76,6 +76,17 @@ def test_smoke_config_runs_the_whole_pipeline(tmp_path, capsys):
     assert open(os.path.join(run, "latest.pt"), "rb").read() == latest
     assert load_checkpoint(os.path.join(run, "latest.pt"))["update"] == 8
     assert "seed: 1\n" in open(os.path.join(run, "config.yaml")).read()
+    # a config.yaml edited by hand was trained from latest.pt and kept recording a seed the run never used
+    config_text = open(os.path.join(run, "config.yaml")).read()
+    with open(os.path.join(run, "config.yaml"), "w") as f:
+        f.write(config_text.replace("seed: 1\n", "seed: 7\n"))
+    assert cli_main(["train", "--resume", run, "total_timesteps=10240"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "is incompatible with this config (seed: checkpoint 1 vs config 7)" in err
+    assert open(os.path.join(run, "latest.pt"), "rb").read() == latest
+    assert open(os.path.join(run, "config.yaml")).read() == config_text.replace("seed: 1\n", "seed: 7\n")
+    with open(os.path.join(run, "config.yaml"), "w") as f:
+        f.write(config_text)
     assert sorted(os.listdir(run)) == ["best.pt", "config.yaml", "latest.pt", "metrics.csv", "policy.pt", "tb"]
     assert plot_main([run]) == 0
     for name in ("winrate_steps.png", "winrate_time.png", "training.png"):
@@ -508,3 +519,39 @@ def test_export_keeps_the_policys_rules_and_features(tmp_path):
     assert policy_features(written, target) == policy_features(policy, shipped)
     for k, v in written["state_dict"].items():
         assert torch.equal(v, policy["state_dict"][k].float())
+
+
+def _metrics_rows(run):
+    import csv
+
+    with open(os.path.join(run, "metrics.csv")) as f:
+        return [{k: v for k, v in row.items() if not k.startswith(("wall_s", "sps", "t_"))} for row in csv.DictReader(f)]
+
+
+def test_a_stop_is_not_evaluated_so_a_resumed_run_logs_and_keeps_the_uninterrupted_runs_best(tmp_path, monkeypatch):
+    """A stop at update 2 evaluated there: best.pt and the best came from that evaluation, and the resumed
+    run's metrics.csv had evaluation cells the uninterrupted run does not."""
+    import signal
+
+    args = ["eval_every=3", "eval_games=4", "eval_opponents=[random]", "best_metric=random", "torch_threads=1",
+            "tensorboard=false", "anneal_lr=false", "total_timesteps=4096", "checkpoint_minutes=0"]
+    straight, stopped = str(tmp_path / "straight"), str(tmp_path / "stopped")
+    assert train_main(["--config", "configs/smoke.yaml", "--run-dir", straight, *args]) == 0
+    iterate = trainer.Trainer.iterate
+
+    def stop_after_update_two(self):
+        row = iterate(self)
+        if self.update == 2:
+            os.kill(os.getpid(), signal.SIGINT)  # as Ctrl-C would, during update 2
+        return row
+
+    monkeypatch.setattr(trainer.Trainer, "iterate", stop_after_update_two)
+    assert train_main(["--config", "configs/smoke.yaml", "--run-dir", stopped, *args]) == 130
+    assert [row["update"] for row in _metrics_rows(stopped)] == ["1", "2"]
+    assert not any(value for key, value in _metrics_rows(stopped)[1].items() if key.startswith("eval_"))
+    monkeypatch.setattr(trainer.Trainer, "iterate", iterate)
+    assert train_main(["--resume", stopped]) == 0
+    assert _metrics_rows(stopped) == _metrics_rows(straight)
+    for name in ("latest.pt", "best.pt"):
+        assert _same(_weights(f"{stopped}/{name}"), _weights(f"{straight}/{name}")), name
+    assert load_checkpoint(f"{stopped}/best.pt")["update"] == load_checkpoint(f"{straight}/best.pt")["update"]
