@@ -207,6 +207,38 @@ def test_an_output_that_is_a_shipped_policy_file_is_refused(capsys, no_work):
     assert shipped in line and open(shipped, "rb").read() == before
 
 
+@pytest.mark.parametrize("output, words", [
+    ("latest.pt", "is a file of the training run in {run} (--resume reads it)"),
+    ("config.yaml", "is a file of the training run in {run} (--resume reads it)"),
+    ("metrics.csv", "is a file of the training run in {run}"),
+    ("elsewhere.pt", "is a policy or training checkpoint (.pt: agents play it, a run resumes from it)"),
+])
+@pytest.mark.parametrize("option", ["--json", "--records"])
+def test_an_output_over_a_runs_file_or_a_policy_is_refused_and_the_file_kept(capsys, no_work, tmp_path, output,
+                                                                             words, option):
+    """eval --json RUN/latest.pt replaced the run's checkpoint, and --records RUN/config.yaml its config
+    (status 0; the next --resume failed), where training.export refuses the same paths."""
+    run = tmp_path / "run"
+    run.mkdir()
+    for name in ("latest.pt", "config.yaml", "metrics.csv"):
+        (run / name).write_bytes(b"the run's own " + name.encode())
+    (tmp_path / "elsewhere.pt").write_bytes(b"a policy")
+    target = tmp_path / output if output == "elsewhere.pt" else run / output
+    before = target.read_bytes()
+    line = assert_one_line_error(*run_cli(capsys, "eval", *AGENTS, "--games", "2", option, str(target)),
+                                 words.format(run=run), "give another path (the file is kept)")
+    assert str(target) in line and target.read_bytes() == before
+
+
+def test_an_output_beside_a_run_with_another_name_is_written(capsys, tmp_path):
+    """Results may go in a run's folder, under a name the run does not use."""
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "latest.pt").write_bytes(b"a checkpoint")
+    assert run_cli(capsys, "eval", *AGENTS, "--games", "2", "--json", str(run / "eval.json"))[0] == 0
+    assert (run / "eval.json").read_text().startswith("{") and (run / "latest.pt").read_bytes() == b"a checkpoint"
+
+
 @pytest.mark.parametrize("command", [
     ["eval", "--agents", "ppo:{policy}", "random", "--json", "{policy}"],
     ["eval", "--agents", "ppo:{policy}", "random", "--records", "{policy}"],

@@ -115,10 +115,10 @@ def load_checkpoint(path, cfg_dict=None) -> dict:
         raise CheckpointError(f"{path!r} is a policy export, not a training checkpoint (missing {missing}); "
                               "it can be played (ppo:PATH) but not resumed")
     if cfg_dict is not None:
-        # with what a resume keeps (seed, init_from, best_metric): a config.yaml edited by hand cannot
-        # record a setting the run never used
+        # with what a resume keeps (seed, init_from): a config.yaml edited by hand cannot record a setting
+        # the run never used
         keys = ("num_players", "target", "hidden_sizes", "activation", "num_envs", "num_steps", "auto_forced",
-                "features", "action_width", "action_depth", "seed", "init_from", "best_metric")
+                "features", "action_width", "action_depth", "seed", "init_from")
         from .config import defaults
 
         stored = {**defaults(), **ckpt["config"]}  # keys added after the checkpoint was written take their defaults

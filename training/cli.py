@@ -67,7 +67,6 @@ def _path_of(allowed):
 #: Keys a resume cannot change (an override would be recorded in config.yaml but not take effect), and why.
 KEPT_ON_RESUME = {"seed": "its random streams go on from latest.pt",
                   "init_from": "its weights go on from latest.pt",
-                  "best_metric": "best.pt holds its best against that opponent",
                   "runs_dir": "it goes on in its own folder",
                   "run_name": "it goes on in its own folder"}
 

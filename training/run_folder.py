@@ -7,7 +7,7 @@ import time
 
 import yaml
 
-from allfives_env.arena.outputs import check_can_make_folder
+from allfives_env.arena.outputs import RUN_FILES, check_can_make_folder
 
 from .config import ConfigError, to_dict
 
@@ -20,8 +20,7 @@ def check_can_make(folder, what):
         raise ConfigError(str(exc)) from None
 
 
-#: What a run writes in its folder: a folder holding one of these holds a run.
-RUN_FILES = ("config.yaml", "latest.pt", "best.pt", "policy.pt", "metrics.csv")
+# RUN_FILES: what a run writes in its folder; a folder holding one of them holds a run.
 
 
 def run_files_in(folder) -> list:

@@ -88,6 +88,8 @@ class Trainer:
         self.collector.load_state_dict(st["collector"])
         self.rng.bit_generator.state = st["rng"]  # (files before 2026-12-07 also hold an unused "torch_rng")
         self.pool, self.elapsed, self.best = st["pool"], st["elapsed"], st["best"]
+        if ckpt["config"].get("best_metric", TrainConfig().best_metric) != self.cfg.best_metric:
+            self.best = -1.0  # a best against another opponent: the next evaluation against this one writes best.pt
         self.last_eval, self.totals = st["last_eval"], st["totals"]
         self.update = ckpt["update"]
         if not self.cfg.torch_threads and st.get("torch_threads"):

@@ -8,6 +8,8 @@ import os
 import tempfile
 
 ALLOWED_FILE = "a file name in an existing, writable folder"
+#: What a training run writes in its folder (``training.run_folder`` reads the same names).
+RUN_FILES = ("config.yaml", "latest.pt", "best.pt", "policy.pt", "metrics.csv")
 
 
 def check_output_file(path, option="path", example="out.json") -> str:
@@ -40,8 +42,9 @@ def check_output_file(path, option="path", example="out.json") -> str:
 
 def check_not_an_input(path, option, specs) -> None:
     """A ``ValueError`` if the output ``path`` (given as ``option``) is a file one of the agent ``specs``
-    reads (a policy file, ``champion:value=PATH``) or any file the package ships (``champion`` reads its
-    value files without naming them): the results would replace the agent."""
+    reads (a policy file, ``champion:value=PATH``), any file the package ships (``champion`` reads its
+    value files without naming them), any existing ``.pt`` file, or a training run's file (:data:`RUN_FILES`
+    in a folder holding ``latest.pt``): the results would replace an agent or a run."""
     from ..agents.registry import shipped_file, spec_files
 
     if not os.path.exists(path):
@@ -54,6 +57,13 @@ def check_not_an_input(path, option, specs) -> None:
         if any(os.path.samefile(path, read) for read in spec_files(spec)):
             raise ValueError(f"{option} {path} is the file that agent {spec!r} reads; give another path "
                              "(the input is kept)")
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.basename(path) in RUN_FILES and os.path.isfile(os.path.join(folder, "latest.pt")):
+        raise ValueError(f"{option} {path} is a file of the training run in {folder} (--resume reads it); give "
+                         "another path (the file is kept)")
+    if os.path.isfile(path) and path.endswith(".pt"):
+        raise ValueError(f"{option} {path} is a policy or training checkpoint (.pt: agents play it, a run resumes "
+                         "from it); give another path (the file is kept)")
 
 
 def check_outputs(outputs, inputs=()) -> None:

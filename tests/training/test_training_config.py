@@ -366,9 +366,6 @@ def _run_folder(tmp_path):
     (["--run-dir", "{other}"], "give either --resume RUN_DIR or --run-dir, not both"),  # went on in RUN_DIR silently
     (["runs_dir={other}"], "runs_dir={other}: a resumed run keeps its runs_dir (it goes on in its own folder)"),
     (["run_name=zz"], "run_name=zz: a resumed run keeps its run_name (it goes on in its own folder)"),
-    # kept its old best while evaluating against the new opponent, and named the old best the new one's
-    (["best_metric=random"], "best_metric=random: a resumed run keeps its best_metric (best.pt holds its best "
-                             "against that opponent)"),
 ])
 def test_a_resume_refuses_what_would_move_it_to_another_folder(no_training, tmp_path, capsys, args, words):
     run, other = _run_folder(tmp_path), tmp_path / "other"

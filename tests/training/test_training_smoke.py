@@ -555,3 +555,18 @@ def test_a_stop_is_not_evaluated_so_a_resumed_run_logs_and_keeps_the_uninterrupt
     for name in ("latest.pt", "best.pt"):
         assert _same(_weights(f"{stopped}/{name}"), _weights(f"{straight}/{name}")), name
     assert load_checkpoint(f"{stopped}/best.pt")["update"] == load_checkpoint(f"{straight}/best.pt")["update"]
+
+
+def test_a_resume_with_another_best_metric_starts_its_best_again(tmp_path):
+    """The best against the old opponent was kept: best.pt stayed the old opponent's and no result against the
+    new one could replace it, while the summary called it the best against the new one."""
+    run = str(tmp_path / "run")
+    args = ["eval_every=1", "eval_games=6", "eval_opponents=[random,greedy]", "torch_threads=1", "tensorboard=false",
+            "anneal_lr=false", "checkpoint_minutes=0"]
+    assert train_main(["--config", "configs/smoke.yaml", "--run-dir", run, *args, "best_metric=random",
+                       "total_timesteps=2048"]) == 0
+    assert load_checkpoint(f"{run}/latest.pt")["trainer"]["best"] > 0  # a best against random
+    assert train_main(["--resume", run, "best_metric=greedy", "total_timesteps=3072"]) == 0
+    greedy = float(_metrics_rows(run)[2]["eval_greedy_win"])
+    assert load_checkpoint(f"{run}/latest.pt")["trainer"]["best"] == greedy
+    assert load_checkpoint(f"{run}/best.pt")["update"] == 3
