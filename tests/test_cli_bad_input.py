@@ -230,6 +230,24 @@ def test_an_output_over_a_runs_file_or_a_policy_is_refused_and_the_file_kept(cap
     assert str(target) in line and target.read_bytes() == before
 
 
+def test_a_link_to_a_runs_file_or_to_one_not_yet_written_is_refused(capsys, no_work, tmp_path):
+    """The check read the name as given: out.json linking to RUN/latest.pt replaced the checkpoint."""
+    from allfives_env.arena import run_match
+    from allfives_env.rules import RulesConfig
+
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "latest.pt").write_bytes(b"a checkpoint")
+    (tmp_path / "out.json").symlink_to(run / "latest.pt")
+    (tmp_path / "best.json").symlink_to(run / "best.pt")  # best.pt: written at the run's next best
+    for link in ("out.json", "best.json"):
+        assert_one_line_error(*run_cli(capsys, "eval", *AGENTS, "--games", "2", "--json", str(tmp_path / link)),
+                              f"is a file of the training run in {run}")
+    with pytest.raises(ValueError, match=r"^records_path .*latest\.pt is a file of the training run"):
+        run_match(RulesConfig(), ["random", "random"], 2, seed=0, records_path=run / "latest.pt")  # the Python API
+    assert (run / "latest.pt").read_bytes() == b"a checkpoint" and not (run / "best.pt").exists()
+
+
 def test_an_output_beside_a_run_with_another_name_is_written(capsys, tmp_path):
     """Results may go in a run's folder, under a name the run does not use."""
     run = tmp_path / "run"

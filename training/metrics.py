@@ -112,15 +112,15 @@ def format_evaluation(results: dict, games=None) -> list:
     return lines
 
 
-#: What a run folder may hold, in the order the summary names it, and what each is for.
-RUN_FILES = (("config.yaml", ""), ("metrics.csv", ""), ("tb", " (TensorBoard)"), ("latest.pt", " (resume: --resume {run})"),
+#: What a run folder may hold (arena.outputs.RUN_FILES and tb/), in the order the summary names it, with a note.
+SUMMARY_FILES = (("config.yaml", ""), ("metrics.csv", ""), ("tb", " (TensorBoard)"), ("latest.pt", " (resume: --resume {run})"),
              ("best.pt", ""), ("policy.pt", ""))
 
 
 def _run_files_text(run) -> str:
     """The files the run folder holds (tb/ and best.pt only with TensorBoard and evaluations on)."""
     shown = []
-    for name, note in RUN_FILES:
+    for name, note in SUMMARY_FILES:
         path = os.path.join(run, name)
         if os.path.exists(path):
             shown.append(name + ("/" if os.path.isdir(path) else "") + note.format(run=run))

@@ -12,7 +12,7 @@ from allfives_env.agents.ppo.network import PolicyNet
 from allfives_env.rules.config import is_int
 
 from .checkpoint import CheckpointError, load_checkpoint, save_checkpoint
-from .config import MAX_THREADS, ConfigError, TrainConfig, to_dict
+from .config import MAX_THREADS, ConfigError, TrainConfig, defaults, to_dict
 from .evaluate import Evaluator
 from .metrics import column_name
 from .rollout import Collector
@@ -88,7 +88,7 @@ class Trainer:
         self.collector.load_state_dict(st["collector"])
         self.rng.bit_generator.state = st["rng"]  # (files before 2026-12-07 also hold an unused "torch_rng")
         self.pool, self.elapsed, self.best = st["pool"], st["elapsed"], st["best"]
-        if ckpt["config"].get("best_metric", TrainConfig().best_metric) != self.cfg.best_metric:
+        if {**defaults(), **ckpt["config"]}["best_metric"] != self.cfg.best_metric:  # as load_checkpoint fills keys
             self.best = -1.0  # a best against another opponent: the next evaluation against this one writes best.pt
         self.last_eval, self.totals = st["last_eval"], st["totals"]
         self.update = ckpt["update"]

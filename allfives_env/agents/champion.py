@@ -171,11 +171,11 @@ def trial_returns(rows, xst, xscores, side, sides, before, points, out):
 
 
 def checked_replies(replies):
-    """``replies`` as given: one of :data:`REPLIES`, or None for ``"default"`` (by player count)."""
-    if replies not in ("default",) + REPLIES:  # replies=none is refused, not read as the default
+    """``replies`` as given: None (the default by player count) or one of :data:`REPLIES`."""
+    if replies not in (None,) + REPLIES:
         raise ValueError(f"replies={replies!r} is not allowed; allowed: {' or '.join(map(repr, REPLIES))} (the "
                          f"default by player count: {CHAMPION_REPLIES})")
-    return None if replies == "default" else replies
+    return replies
 
 
 class LeafValues:
@@ -184,7 +184,7 @@ class LeafValues:
     ``values(view)`` -> ``(placements, values)`` (int64, float64 arrays; values in units of the
     policy's return). Needs torch to read the file, once per process."""
 
-    def __init__(self, path, worlds=None, replies="default"):
+    def __init__(self, path, worlds=None, replies=None):
         try:
             import torch  # noqa: F401  (reads the file, once per process)
         except ImportError:
@@ -328,24 +328,25 @@ class ChampionAgent(SearchAgent):
 
     name = "champion"
     default_samples = CHAMPION_SAMPLES
+    #: Options whose ``none`` in a spec would read as the default, not "off": refused there (registry).
+    spec_refuses_none = {"read": "'off', 'partner' or 'heuristic'", "replies": "'policy' or 'heuristic'"}
 
     def __init__(self, samples=None, prior_weight=None, win_value=100.0, value="default", worlds=None,
-                 value_weight=None, replies="default", read="default", any_rules=False):
+                 value_weight=None, replies=None, read=None, any_rules=False):
         if value is not None and not isinstance(value, (str, os.PathLike)):  # value=true read as a boolean
             raise ValueError(f"value={value!r} is not allowed; allowed: a policy file, default or none (the "
                              "search alone)")
         if value is None:  # the search alone: the look-ahead's options would change nothing
-            given = {"worlds": worlds, "value_weight": value_weight,
-                     "replies": None if replies == "default" else replies, "any_rules": any_rules or None}
+            given = {"worlds": worlds, "value_weight": value_weight, "replies": replies,
+                     "any_rules": any_rules or None}
             named = [name for name, option in given.items() if option is not None]
             if named:
                 raise ValueError(f"{', '.join(named)}: options of the policy's look-ahead, which value=none turns "
                                  "off; allowed with value=none: samples, prior_weight, win_value, read")
-        if read not in ("default",) + READS:  # read=none is refused, not read as the default (partner, 4 players)
+        if read not in (None,) + READS:
             raise ValueError(f"read={read!r} is not allowed; allowed: 'off', 'partner' (the partner's placements "
                              "read as the heuristic agent's, softened) or 'heuristic' (every other seat's); the "
                              f"default by player count: {CHAMPION_READ}")
-        read = None if read == "default" else read
         super().__init__(samples=samples, win_value=win_value, engine="compiled", rollout="heuristic",
                          prior_weight=1.0 if prior_weight is None else prior_weight)
         self._prior_weight_option = prior_weight  # None: CHAMPION_PRIOR_WEIGHT of the player count
@@ -355,8 +356,7 @@ class ChampionAgent(SearchAgent):
         self.value_weight = check_number("value_weight", POINTS_PER_RETURN if value_weight is None else value_weight,
                                          minimum=0.0)
         worlds = None if worlds is None else check_count("worlds", worlds, maximum=MAX_SAMPLES)
-        checked_replies(replies)  # now, before any game; each LeafValues keeps the option as given
-        self._value_option, self._worlds, self._replies = value, worlds, replies
+        self._value_option, self._worlds, self._replies = value, worlds, checked_replies(replies)
         self.any_rules = check_bool("any_rules", any_rules)
         self._leaf_values = {}
         if value not in ("default", None):  # a given file is checked (and read) now, before any game

@@ -152,9 +152,10 @@ def make_agent(spec, **defaults):
             return spec
         raise ValueError(f"{spec!r} is neither an agent spec nor an agent; allowed: {allowed_specs_text()}")
     name, path, options = parse_spec(spec)
-    options = {**defaults, **options}
     if name in _REGISTERED or name in BUILTIN_AGENTS:
         entry = _entry(name)
+        _refuse_none_words(entry.factory, options, spec)
+        options = {**defaults, **options}
         _check_options(name, entry.factory, options, spec, skip=1 if entry.positional else 0)
         if not entry.takes_path:  # no argument, or a name such as "BOT" that the agent checks itself
             return _built(spec, entry.factory, *([] if entry.argument is None else [path]), **options)
@@ -166,7 +167,7 @@ def make_agent(spec, **defaults):
             raise ValueError(f"{path!r} is a folder, not a checkpoint (in agent spec {spec!r}); give a .pt file "
                              "such as checkpoints/ppo_2p.pt")
         return _built(spec, entry.factory, path, **options)
-    agent = _user_class(name, spec, options)
+    agent = _user_class(name, spec, {**defaults, **options})
     if not _is_agent(agent):
         raise ValueError(f"{name!r} from spec {spec!r} is not an agent (it needs reset() and act())")
     return agent
@@ -267,6 +268,15 @@ def failure_place(exc: BaseException) -> str:
     own = [f for f in frames if not _is_library(f.filename)]
     chosen = own[-1] if own else (frames[-1] if frames else None)
     return f"{chosen.filename}:{chosen.lineno}" if chosen else ""
+
+
+def _refuse_none_words(factory, options, spec):
+    """Refuse ``key=none`` in a spec where the agent's ``spec_refuses_none`` names the key: its None means the
+    default (``champion:read=none`` read the partner with 4 players), which ``none`` does not say."""
+    for key, allowed in getattr(factory, "spec_refuses_none", {}).items():
+        if key in options and options[key] is None:
+            raise ValueError(f"{key}=none is not allowed; allowed: {allowed}, or no {key} for its default (in "
+                             f"agent spec {spec!r})")
 
 
 def _check_options(name, factory, options, spec, skip=0):

@@ -68,17 +68,17 @@ class SearchAgent(BaseAgent):
     """search: determinized sampling of hidden states with greedy rollouts to the hand's end."""
 
     name = "search"
+    #: Options whose ``none`` in a spec would read as the default, not "off": refused there (registry).
+    spec_refuses_none = {"engine": "'python' or 'compiled'"}
 
     def __init__(self, samples=None, depth=None, time_ms=None, min_samples=None, win_value=100.0, prior_weight=1.0,
-                 engine="default", infer=None, rollout="greedy"):
+                 engine=None, infer=None, rollout="greedy"):
         super().__init__()
         if rollout not in ("greedy", "heuristic"):
             raise ValueError(f"rollout={rollout!r} is not allowed; allowed: 'greedy' (the default) or 'heuristic'")
         self.rollout = rollout
-        if engine not in ("default", "python", "compiled"):  # engine=none is refused, not read as the default
-            raise ValueError(f"engine={engine!r} is not allowed; allowed: 'python' or 'compiled' (the default: "
-                             "'python', 'compiled' with infer=greedy)")
-        engine = None if engine == "default" else engine
+        if engine not in (None, "python", "compiled"):
+            raise ValueError(f"engine={engine!r} is not allowed; allowed: 'python' or 'compiled'")
         if infer not in (None, "off", "greedy"):
             raise ValueError(f"infer={infer!r} is not allowed; allowed: 'greedy' or 'off' (the default)")
         infer = infer or "off"

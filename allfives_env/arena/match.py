@@ -16,7 +16,7 @@ from ..env.options import check_count, check_seed
 from ..rules.config import RulesConfig
 from ..rules.record import write_records
 from .game import AgentError, is_builtin_agent, play_game, seat_agent
-from .outputs import check_output_file
+from .outputs import check_not_an_input, check_output_file
 from .schedule import MAX_GAMES, agent_seeds, deal_seed, num_deals, rotations, seat_agents
 from .stats import GameResult, MatchResult
 
@@ -41,6 +41,7 @@ def run_match(config: RulesConfig, specs, games: int, seed: int = 0, workers: in
     check_seed(seed, allow_none=False)  # the deals come from it
     if records_path is not None:
         check_output_file(records_path, "records_path", "games.jsonl")  # before the games, not after them
+        check_not_an_input(records_path, "records_path", specs)
     record = records_path is not None
     labels = agent_labels(specs) if labels is None else list(labels)
     tasks = [(config.to_dict(), list(specs), labels, seed, d, record)

@@ -44,24 +44,27 @@ def check_not_an_input(path, option, specs) -> None:
     """A ``ValueError`` if the output ``path`` (given as ``option``) is a file one of the agent ``specs``
     reads (a policy file, ``champion:value=PATH``), any file the package ships (``champion`` reads its
     value files without naming them), any existing ``.pt`` file, or a training run's file (:data:`RUN_FILES`
-    in a folder holding ``latest.pt``): the results would replace an agent or a run."""
+    in a folder holding ``latest.pt``, written yet or not): the results would replace an agent or a run.
+    The path is judged where it leads: a link to such a file is refused as the file is."""
     from ..agents.registry import shipped_file, spec_files
 
-    if not os.path.exists(path):
+    path = os.fspath(path)
+    real = os.path.realpath(path)
+    folder = os.path.dirname(real)
+    if os.path.basename(real) in RUN_FILES and os.path.isfile(os.path.join(folder, "latest.pt")):
+        raise ValueError(f"{option} {path} is a file of the training run in {folder} (--resume reads it); give "
+                         "another path (the file is kept)")
+    if not os.path.exists(real):
         return
     shipped = os.path.realpath(shipped_file("checkpoints"))
-    if os.path.realpath(path).startswith(shipped + os.sep):
+    if real.startswith(shipped + os.sep):
         raise ValueError(f"{option} {path} is a policy file the package ships (agents read it); give another "
                          "path (the file is kept)")
     for spec in specs:
-        if any(os.path.samefile(path, read) for read in spec_files(spec)):
+        if any(os.path.samefile(real, read) for read in spec_files(spec)):
             raise ValueError(f"{option} {path} is the file that agent {spec!r} reads; give another path "
                              "(the input is kept)")
-    folder = os.path.dirname(os.path.abspath(path))
-    if os.path.basename(path) in RUN_FILES and os.path.isfile(os.path.join(folder, "latest.pt")):
-        raise ValueError(f"{option} {path} is a file of the training run in {folder} (--resume reads it); give "
-                         "another path (the file is kept)")
-    if os.path.isfile(path) and path.endswith(".pt"):
+    if os.path.isfile(real) and real.endswith(".pt"):
         raise ValueError(f"{option} {path} is a policy or training checkpoint (.pt: agents play it, a run resumes "
                          "from it); give another path (the file is kept)")
 

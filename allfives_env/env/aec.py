@@ -13,8 +13,9 @@ W=0, E=1, N=2, S=3), ``112`` draws, ``113`` passes (see
 :mod:`allfives_env.rules.actions`).
 
 Observation: ``{"observation": float32 vector, "action_mask": int8 (114,)}``.
-The mask is also in ``infos[agent]["action_mask"]`` (a copy of its own: it
-never changes after the step that gave it); only the agent to move has ones.
+The mask is also in ``infos[agent]["action_mask"]``: the mover's a copy (it
+never changes after the step that gave it), every other agent's a shared
+read-only array of zeros.
 ``infos[agent]["scores"]`` holds every side's exact score.
 
 Options (keyword arguments):
@@ -395,6 +396,15 @@ class raw_env(AECEnv):
         self.__dict__.update(state)
         self._mask_bytes = self.core.mask_bytes
         self._masks = list(self.core.masks)
+        # the shared read-only zero mask came back as a writeable copy: hand the masks out again
+        # (a pickle from before the masks were copies has no _mask_holder)
+        holder = state.get("_mask_holder", self.core.to_move if self.core.running else None)
+        self._mask_holder = None
+        for agent in getattr(self, "infos", {}):
+            self.infos[agent]["action_mask"] = NO_LEGAL_ACTIONS
+        if getattr(self, "_has_started", False) and holder is not None:
+            self._mask_holder = holder
+            self.infos[self.possible_agents[holder]]["action_mask"] = self._masks[holder].copy()
 
     def _require_reset(self, call):
         if not self._has_started:

@@ -48,14 +48,18 @@ class SliceLayout:
         return self.parts[name][0]
 
     def views(self, flat):
-        """Dict of reshaped views (no copies) into ``flat``; works on batches ``(..., size)`` too, and on the
-        AEC env's observation dict (its ``"observation"``)."""
-        if isinstance(flat, Mapping) and "observation" in flat:
+        """Dict of reshaped views (no copies) into ``flat`` (a NumPy array or a torch tensor); works on batches
+        ``(..., size)`` too, and on the AEC env's observation dict (its ``"observation"``)."""
+        if isinstance(flat, Mapping):
+            if "observation" not in flat:
+                raise ValueError(f"views() takes the env's observation dict (with an 'observation' key) or the "
+                                 f"vector itself; got a dict with keys {sorted(flat)}")
             flat = flat["observation"]
-        flat = np.asarray(flat)
-        if flat.ndim == 0 or flat.shape[-1] != self.size:
+        if not hasattr(flat, "shape"):  # a list; arrays and tensors keep their type (views, not copies)
+            flat = np.asarray(flat)
+        if len(flat.shape) == 0 or flat.shape[-1] != self.size:
             raise ValueError(f"views() takes an observation of {self.size} floats (a vector, a batch (..., "
-                             f"{self.size}) or the env's observation dict); got shape {flat.shape}")
+                             f"{self.size}) or the env's observation dict); got shape {tuple(flat.shape)}")
         lead = flat.shape[:-1]
         return {
             name: flat[..., off:off + int(np.prod(shape))].reshape(*lead, *shape)

@@ -21,6 +21,9 @@ class UnknownOptionError(ValueError):
         self.unknown, self.allowed = sorted(unknown), list(allowed)
         super().__init__(f"unknown option(s) {self.unknown}; allowed: {self.allowed}")
 
+    def __reduce__(self):  # pickled as its fields: worker processes (RLlib's, multiprocessing) send it back
+        return type(self), (self.unknown, self.allowed)
+
     def with_options_of(self, function) -> "UnknownOptionError":
         """The same error for a wrapper whose ``function`` (its ``__init__``) passes its ``**options`` on:
         its own named parameters listed first, then the inner constructor's."""

@@ -66,8 +66,11 @@ class AllFivesMultiAgentEnv(MultiAgentEnv):
     "illegal_action": .., "illegal_reward": .., **AEC env options}``.
 
     Agent ids are ``"player_0" .. "player_{n-1}"``. Unknown options fail here,
-    with the AEC environment's message.
+    naming this env's own options, then the AEC environment's.
     """
+
+    #: The options this env takes itself; the rest go to the AEC environment.
+    OWN_OPTIONS = ("illegal_action", "illegal_reward", "reward_scale")
 
     def __init__(self, config=None):
         super().__init__()
@@ -81,7 +84,7 @@ class AllFivesMultiAgentEnv(MultiAgentEnv):
         try:
             self.aec = raw_env(**config)
         except UnknownOptionError as exc:  # its own options first, then the env's
-            raise UnknownOptionError(exc.unknown, ["illegal_action", "illegal_reward", "reward_scale", *exc.allowed]) from None
+            raise UnknownOptionError(exc.unknown, [*self.OWN_OPTIONS, *exc.allowed]) from None
         self.possible_agents = list(self.aec.possible_agents)
         self.agents = list(self.possible_agents)
         space = observation_space(self.aec.encoder.size)

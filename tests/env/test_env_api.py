@@ -160,3 +160,28 @@ def test_state_ranks_the_boneyard_from_1_down_to_its_last_tile():
     k = len(remaining)
     assert [boneyard[t] for t in remaining] == pytest.approx([1.0 - r / k for r in range(k)])
     assert boneyard[remaining[-1]] == pytest.approx(1.0 / k)
+
+
+@pytest.mark.parametrize("copy_env", ["deepcopy", "pickle"])
+def test_a_copied_env_hands_out_masks_as_the_original(copy_env):
+    """A copy turned the shared read-only zero mask into one writeable array shared by every seat not to move."""
+    import copy
+    import pickle
+
+    env = allfives_env.raw_env(num_players=4)
+    env.reset(seed=3)
+    for _ in range(5):
+        env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+    twin = copy.deepcopy(env) if copy_env == "deepcopy" else pickle.loads(pickle.dumps(env))
+    mover = twin.agent_selection
+    for agent in twin.agents:
+        np.testing.assert_array_equal(twin.infos[agent]["action_mask"], twin.observe(agent)["action_mask"])
+        if agent != mover:
+            with pytest.raises(ValueError, match="read-only"):
+                twin.infos[agent]["action_mask"][:] = 1
+    kept = twin.infos[mover]["action_mask"]
+    when_kept = kept.copy()
+    twin.step(int(np.flatnonzero(kept)[0]))
+    np.testing.assert_array_equal(kept, when_kept)
+    np.testing.assert_array_equal(twin.infos[twin.agent_selection]["action_mask"],
+                                  twin.observe(twin.agent_selection)["action_mask"])

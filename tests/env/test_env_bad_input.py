@@ -431,3 +431,26 @@ def test_views_takes_the_observation_dict_and_names_the_size_it_needs(env):
         with pytest.raises(ValueError, match=rf"^views\(\) takes an observation of {size} floats .*got shape "
                                              rf"{re.escape(shape)}$"):
             env.unwrapped.encoder.views(bad)
+
+
+def test_an_unknown_option_error_crosses_a_process_boundary():
+    """Worker processes (RLlib's env runners, multiprocessing) pickle the error back: it could not be rebuilt."""
+    import pickle
+
+    from allfives_env.env.options import UnknownOptionError
+
+    with pytest.raises(UnknownOptionError) as err:
+        allfives_env.env(episodes="game")
+    again = pickle.loads(pickle.dumps(err.value))
+    assert str(again) == str(err.value) and again.unknown == ["episodes"] and "episode" in again.allowed
+
+
+def test_views_keeps_a_tensor_a_tensor_and_names_a_dict_without_an_observation(env):
+    import torch
+    size = env.unwrapped.encoder.size
+    batch = torch.zeros(4, size, requires_grad=True)  # was "Can't call numpy() on Tensor that requires grad"
+    hand = env.unwrapped.encoder.views(batch)["hand"]
+    assert isinstance(hand, torch.Tensor) and tuple(hand.shape) == (4, 28)
+    with pytest.raises(ValueError, match=r"takes the env's observation dict \(with an 'observation' key\) or the "
+                                         r"vector itself; got a dict with keys \['action_mask', 'observations'\]"):
+        env.unwrapped.encoder.views({"observations": np.zeros(size), "action_mask": np.ones(114)})  # RLlib's

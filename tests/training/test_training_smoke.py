@@ -565,8 +565,9 @@ def test_a_resume_with_another_best_metric_starts_its_best_again(tmp_path):
             "anneal_lr=false", "checkpoint_minutes=0"]
     assert train_main(["--config", "configs/smoke.yaml", "--run-dir", run, *args, "best_metric=random",
                        "total_timesteps=2048"]) == 0
-    assert load_checkpoint(f"{run}/latest.pt")["trainer"]["best"] > 0  # a best against random
+    best_against_random = load_checkpoint(f"{run}/latest.pt")["trainer"]["best"]
     assert train_main(["--resume", run, "best_metric=greedy", "total_timesteps=3072"]) == 0
     greedy = float(_metrics_rows(run)[2]["eval_greedy_win"])
+    assert greedy < best_against_random  # else the old best would have been replaced anyway
     assert load_checkpoint(f"{run}/latest.pt")["trainer"]["best"] == greedy
     assert load_checkpoint(f"{run}/best.pt")["update"] == 3
