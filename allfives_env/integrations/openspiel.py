@@ -675,7 +675,7 @@ class OpenSpielAgent(BaseAgent):
         self.bot_name = bot
         self.simulations = check_count("simulations", simulations)
         self.rollouts = check_count("rollouts", rollouts)
-        self.uct_c = check_number("uct_c", uct_c)
+        self.uct_c = check_number("uct_c", uct_c, minimum=0.0)  # a negative exploration bonus explores less than none
         self.episode = check_choice("episode", episode, EPISODES)
         self.reward = check_choice("reward", reward, REWARDS)
         self.reward_scale = check_positive("reward_scale", reward_scale)

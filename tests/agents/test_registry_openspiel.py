@@ -28,7 +28,9 @@ def test_bad_bot_names_and_options_fail_with_one_clear_line():
                         r"agent 'openspiel' has no option 'depth'.*its options: simulations"),
                        ("openspiel:ismcts,simulations=0",
                         r"simulations=0 is not allowed; allowed: a positive whole number"),
-                       ("openspiel:ismcts,reward=money", r"reward='money' is not allowed")]:
+                       ("openspiel:ismcts,reward=money", r"reward='money' is not allowed"),
+                       ("openspiel:ismcts,uct_c=-1", r"uct_c=-1 is not allowed; allowed: a finite number of at "
+                                                     r"least 0")]:  # was played, exploring less than none
         with pytest.raises(ValueError, match=words):
             make_agent(bad)
     agent = make_agent("openspiel:ismcts,simulations=7,rollouts=2")
