@@ -11,7 +11,23 @@ from .wrap import fit_text
 
 QUIT = "quit"
 QUIT_WORDS = ("q", "quit", "exit")
-_TILE = re.compile(r"^\[?\s*(\d)\s*[|/,-]?\s*(\d)\s*\]?(?:\s+(?:on\s+)?([wens]))?$")
+# ASCII digits only, as for a move's number (re.ASCII: "٣|٥" is not a tile)
+_TILE = re.compile(r"^\[?\s*(\d)\s*[|/,-]?\s*(\d)\s*\]?(?:\s+(?:on\s+)?([wens]))?$", re.ASCII)
+#: The longest number read as one: Python refuses to convert 4,301 digits or more, and no list is that long.
+MAX_DIGITS = 6
+#: The most of a bad answer quoted back in the one-line explanation.
+SHOWN_CHARS = 40
+
+
+def shown(text) -> str:
+    """``text`` quoted for an error line, cut to :data:`SHOWN_CHARS` characters."""
+    text = text.strip()
+    return repr(text) if len(text) <= SHOWN_CHARS else repr(text[:SHOWN_CHARS]) + "…"
+
+
+def whole_number(text):
+    """``text`` as an int when it is ASCII digits of at most :data:`MAX_DIGITS`, else None."""
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= MAX_DIGITS else None
 
 
 def parse_choice(text, moves, hand=None):
@@ -28,14 +44,16 @@ def parse_choice(text, moves, hand=None):
     if not answer:
         return moves[0] if len(moves) == 1 else f"! Nothing typed: {_hint(moves, 'type a move number')}."
     if answer.isascii() and answer.isdigit():
-        k = int(answer)
-        return moves[k - 1] if 1 <= k <= len(moves) else f"! {k} is not on the list: {_hint(moves)}."
+        k = whole_number(answer)
+        on_list = k is not None and 1 <= k <= len(moves)
+        label = shown(answer) if k is None else k
+        return moves[k - 1] if on_list else f"! {label} is not on the list: {_hint(moves)}."
     if answer in ("?", "h", "help"):
         return "! Type a move's number, or a tile you hold such as 2|5 (2|5 e to say its end); q quits."
     match = _TILE.match(answer)
     if match:
         return _tile_choice(match, moves, hand)
-    return f"! {text.strip()!r} is not a move: {_hint(moves)}."
+    return f"! {shown(text)} is not a move: {_hint(moves)}."
 
 
 def _hint(moves, verb="type a number"):

@@ -5,7 +5,7 @@ from rich.text import Text
 from ..rules.actions import DRAW
 from ..rules.record import read_records, replay
 from .narrate import last_turn_sentence, lead_sentence, narrate_hand_end, scores_text
-from .prompt import QUIT, QUIT_WORDS, read_line, show_error
+from .prompt import QUIT, QUIT_WORDS, read_line, show_error, shown, whole_number
 from .screen import STYLES, build_screen, print_lines
 
 REPLAY_HELP = "Enter or n: next step | b: back | h K: jump to hand K | e: end | q: quit"
@@ -124,12 +124,14 @@ def _replay_command(line, index, total, hand_starts):
     if cmd in ("h", "hand") or (cmd[0] == "h" and cmd[1:].isdigit()):
         return _hand_start(words[1:] if cmd in ("h", "hand") else [cmd[1:]], hand_starts)
     if cmd.isascii() and cmd.isdigit():
-        return f"To jump to hand {cmd}, type 'h {cmd}' (hands 1 to {len(hand_starts)})."
-    return f"{line.strip()!r} is not a replay command; {REPLAY_HELP}."
+        hand = cmd if len(cmd) <= 6 else "K"
+        return f"To jump to hand {hand}, type 'h {hand}' (hands 1 to {len(hand_starts)})."
+    return f"{shown(line)} is not a replay command; {REPLAY_HELP}."
 
 
 def _hand_start(args, hand_starts):
     """The first position of the hand named by ``args``, or an error sentence."""
-    if len(args) == 1 and args[0].isascii() and args[0].isdigit() and 1 <= int(args[0]) <= len(hand_starts):
-        return hand_starts[int(args[0]) - 1]
+    number = whole_number(args[0]) if len(args) == 1 else None
+    if number is not None and 1 <= number <= len(hand_starts):
+        return hand_starts[number - 1]
     return f"Give a hand number from 1 to {len(hand_starts)}, e.g. 'h {min(2, len(hand_starts))}'."

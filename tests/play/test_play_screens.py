@@ -218,6 +218,9 @@ HAND = [T(0, 1), T(3, 6), T(4, 6)]
     ("0", "0 is not on the list"),
     ("5", "5 is not on the list"),
     ("99999999999999999999999", "is not on the list"),
+    ("7" * 4301, "'" + "7" * 40 + "'… is not on the list"),  # was int()'s digit-limit error, the game lost
+    ("x" * 100_000, "'" + "x" * 40 + "'… is not a move"),  # was quoted whole, 1,250 wrapped lines
+    ("٣|٥", "'٣|٥' is not a move"),  # Arabic-Indic digits: a tile, where the same digit was no move number
     ("-1", "'-1' is not a move"),
     ("1.5", "'1.5' is not a move"),
     ("abc", "'abc' is not a move"),
@@ -255,12 +258,14 @@ def test_replay_wrong_commands_reask_and_end_of_file_or_ctrl_c_stop_cleanly(tmp_
         table.next_hand() if table.game.hand_over else table.step(table.agent_action())
     record = table.record(["greedy", "random"])
     out = io.StringIO()
-    commands = "b\n0\n7\nh\nh 0\nh 99\nh x\nzz\nexit\n"
+    huge = "9" * 5000  # int() refused it: the replay ended with Python's digit-limit error
+    commands = f"b\n0\n7\nh\nh 0\nh 99\nh x\nzz\nh {huge}\n{huge}\nexit\n"
     assert replay_session(record, io.StringIO(commands), make_console(out, color=False, width=80), echo=True) == 0
     text = out.getvalue()
     assert "Already at the start" in text and "To jump to hand 7, type 'h 7'" in text
-    assert text.count("Give a hand number from 1 to") == 4 and "'zz' is not a replay command" in text
-    assert text.count("replay> ") == 9
+    assert text.count("Give a hand number from 1 to") == 5 and "'zz' is not a replay command" in text
+    assert "To jump to hand K, type 'h K'" in text
+    assert text.count("replay> ") == 11
 
     class Interrupting:
         def readline(self):
