@@ -435,11 +435,13 @@ def run_replay(args) -> int:
 
 def _replay_html(record, args):
     from .play.web.pages import replay_file_html
-    from .play.web.replays import replay_data
+    from .play.web.replays import ReplayTooLong, replay_data
     from .rules.record import read_records
 
     try:
         data = replay_data(record, args.game, len(read_records(args.record)))
+    except ReplayTooLong:  # a valid record, too long for one page: not a failed check
+        raise
     except ValueError as exc:
         raise ValueError(f"Record check failed: {exc}") from None
     with open(args.html, "w", encoding="utf-8") as f:

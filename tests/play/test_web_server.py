@@ -313,7 +313,15 @@ def test_the_server_only_answers_to_local_host_names_and_sends_a_content_policy(
     assert '"agents":["greedy","heuristic","random"]' in page.text
     assert client.get("/static/app.js").status_code == 200
     rebound = TestClient(client.app, base_url="http://evil.example")
-    assert rebound.get("/api/options").status_code == 400
+    refused = rebound.get("/api/options")
+    assert refused.status_code == 400  # as every refusal of the API, one line of JSON (was plain text)
+    assert refused.json() == {"error": "Host 'evil.example' is not allowed; allowed: 127.0.0.1, localhost, [::1] "
+                                       "(this server answers its own machine only)"}
+    for name in ("127.0.0.1.evil.example", "localhost.evil.example:8000"):
+        assert client.get("/api/options", headers={"host": name}).status_code == 400
+    assert rebound.get("/").status_code == 400 and "is not allowed" in rebound.get("/").text
+    for name in ("localhost:8000", "LOCALHOST", "[::1]:80", "127.0.0.1"):
+        assert client.get("/api/options", headers={"host": name}).status_code == 200, name
 
 
 def test_games_side_by_side_keep_their_own_state():
@@ -450,6 +458,27 @@ def test_replay_html_writes_one_self_contained_page(tmp_path):
     bad = _cli("replay", str(tmp_path / "bad.jsonl"), "--html", str(tmp_path / "bad.html"))
     assert bad.returncode == 2 and "Record check failed: hand 1, step 1" in bad.stderr
     assert not (tmp_path / "bad.html").exists()
+
+
+def test_a_game_to_the_highest_target_replays_as_a_page_and_a_longer_one_is_named_too_long(tmp_path, monkeypatch,
+                                                                                           capsys):
+    """A game to --target 10,000 (about 5,100 positions) was refused as 'Record check failed' by the 5,000
+    positions a page held, though the terminal replay passed it, and so was the server's own game's replay link."""
+    from allfives_env.cli import main
+    from allfives_env.play.web import replays
+
+    records = tmp_path / "long.jsonl"
+    run_match(RulesConfig(num_players=2, target=10_000), ["greedy", "random"], 2, seed=0, records_path=str(records))
+    record = parse_records(records.read_bytes().splitlines(), "long.jsonl")[0]
+    positions = sum(len(hand["actions"]) + 1 for hand in record["hands"])
+    assert positions > 5_000
+    assert main(["replay", str(records), "--html", str(tmp_path / "long.html")]) == 0
+    assert f"{positions} positions; Record check passed" in capsys.readouterr().out
+    monkeypatch.setattr(replays, "MAX_REPLAY_POSITIONS", 1_000)
+    assert main(["replay", str(records), "--html", str(tmp_path / "again.html")]) == 2
+    err = capsys.readouterr().err
+    assert f"the game has {positions:,} positions; a replay page holds at most 1,000" in err
+    assert "Record check failed" not in err and not (tmp_path / "again.html").exists()
 
 
 def test_serve_without_the_web_extra_says_how_to_install_it(monkeypatch, capsys):

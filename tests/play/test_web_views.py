@@ -156,7 +156,7 @@ def test_a_replay_is_bounded_and_says_when_the_game_was_left_unfinished(tmp_path
     run_match(RulesConfig(num_players=2, target=60), ["greedy", "random"], 2, seed=1, records_path=path)
     record = read_records(path)[0]
     record["hands"][0]["actions"] = record["hands"][0]["actions"] * 3000  # far too many positions
-    with pytest.raises(ValueError, match="a replay holds at most 5,000"):
+    with pytest.raises(ValueError, match="a replay page holds at most 20,000"):
         replay_data(record)
     record = read_records(path)[0]
     first = record["hands"][0]

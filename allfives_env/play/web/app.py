@@ -23,9 +23,10 @@ import random
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.middleware.trustedhost import parse_host_header
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
@@ -91,11 +92,34 @@ def create_app(config, agent_specs, capacity=64, host="127.0.0.1") -> Starlette:
     ]
     middleware = []
     if host in LOCAL_HOSTS:  # a page on another site cannot reach a local server by a rebound DNS name
-        middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=["127.0.0.1", "localhost", "[::1]"]))
+        middleware.append(Middleware(LocalHostsOnly))
     app = Starlette(routes=routes, middleware=middleware,
                     exception_handlers={RequestError: _refused, HTTPException: _http_error})
     app.state.settings, app.state.store = settings, store
     return app
+
+
+class LocalHostsOnly:
+    """Refuse a request whose Host header names another machine (400): a page on another site cannot reach
+    a local server by a rebound DNS name. As every refusal of the API, ``{"error": ...}`` under /api/."""
+
+    ALLOWED = ("127.0.0.1", "localhost", "[::1]")
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] in ("http", "websocket"):
+            given = Headers(scope=scope).get("host")
+            parsed = parse_host_header(given)
+            if parsed is None or parsed.host.lower() not in self.ALLOWED:
+                text = (f"Host {given!r} is not allowed; allowed: {', '.join(self.ALLOWED)} (this server answers "
+                        "its own machine only)")
+                api = scope.get("path", "").startswith("/api/")
+                response = JSONResponse({"error": text}, 400) if api else Response(text, 400, media_type="text/plain")
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
 
 
 async def _refused(request, exc):

@@ -7,8 +7,13 @@ from .views import position_view
 
 #: the largest record upload the server reads (a few hundred games of ``eval --records``)
 MAX_RECORD_BYTES = 5_000_000
-#: the most positions a replay holds (a game to 250 has a few hundred; this is one of about 100 hands)
-MAX_REPLAY_POSITIONS = 5_000
+#: the most positions a replay holds: a game to the highest target the rules take (10,000 points) has up to
+#: about 11,700 (random players, 3 seats; greedy ones 5,100 to 7,300), at about 3 kB of page data each
+MAX_REPLAY_POSITIONS = 20_000
+
+
+class ReplayTooLong(ValueError):
+    """A record that replays but has more positions than one page holds."""
 
 
 def records_from_upload(data: bytes, name="the uploaded file") -> list:
@@ -38,7 +43,8 @@ def replay_data(record, game_number=1, games_in_file=1) -> dict:
     rows of the hands that closed (``sheet``); each position shows the rows up to its hand."""
     steps = sum(len(hand.get("actions") or ()) + 1 for hand in record.get("hands") or ())
     if steps > MAX_REPLAY_POSITIONS:
-        raise ValueError(f"the game has {steps:,} positions; a replay holds at most {MAX_REPLAY_POSITIONS:,}")
+        raise ReplayTooLong(f"the game has {steps:,} positions; a replay page holds at most {MAX_REPLAY_POSITIONS:,} "
+                         "(replay it in the terminal: allfives replay FILE)")
     positions, names = replay_positions(record)
     sheet = ScoreSheet(positions[0][1].num_sides)
     views, hand_starts = [], []
