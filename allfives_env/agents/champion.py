@@ -365,6 +365,13 @@ class ChampionAgent(SearchAgent):
             _preload_default_values()
         self.leaf_values = None
 
+    @staticmethod
+    def unnamed_files(num_players, options) -> dict:
+        """``{name: path}`` of the file a spec reads without naming it: the shipped value file of
+        :data:`CHAMPION_VALUE` when ``value`` is left out (a benchmark card hashes it)."""
+        name = CHAMPION_VALUE.get(num_players) if options.get("value", "default") == "default" else None
+        return {} if name is None else {name: shipped_file(name)}
+
     def _leaf_values_for(self, players):
         key = None if self._value_option != "default" else players
         if key not in self._leaf_values:

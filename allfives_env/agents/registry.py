@@ -350,6 +350,16 @@ def spec_files(spec) -> list:
     return [found for found in named if os.path.isfile(found)]
 
 
+def unnamed_files(spec, num_players) -> dict:
+    """``{name: path}`` of the files an agent of ``spec`` reads with ``num_players`` players without the
+    spec naming them (the agent class's ``unnamed_files``: the champion's default value file)."""
+    name, _, options = parse_spec(spec)
+    if name not in _REGISTERED and name not in BUILTIN_AGENTS:
+        return {}
+    reads = getattr(_entry(name).factory, "unnamed_files", None)
+    return reads(num_players, options) if reads is not None else {}
+
+
 def shipped_file(path) -> str:
     """Where the package keeps the shipped ``path`` (relative, e.g. ``checkpoints/ppo_2p.pt``), whether or
     not such a file exists; the working directory plays no part."""

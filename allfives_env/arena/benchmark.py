@@ -50,7 +50,7 @@ import subprocess
 import numpy as np
 
 from ..agents.batched import check_batched_spec
-from ..agents.registry import parse_spec, resolve_policy_path, shipped_file
+from ..agents.registry import parse_spec, resolve_policy_path, shipped_file, unnamed_files
 from ..rules.config import RulesConfig
 from .batched import batched_match
 from .deals import hand_deal
@@ -281,7 +281,8 @@ def run_benchmark(spec, num_players: int, quick: bool = False, opponents=None, w
                                          "the reference against itself is constant" if opponent == REFERENCE else
                                          "no batched twin")
         rows.append(row)
-    return {**deals_info, "candidate": str(spec), "candidate_files": candidate_files(spec), "reference": REFERENCE,
+    return {**deals_info, "candidate": str(spec), "candidate_files": candidate_files(spec, num_players),
+            "reference": REFERENCE,
             "reference_deals": reference_deals, "full_ladder": opponents is None, "quick": bool(quick),
             "code": code, "opponents": rows}
 
@@ -311,16 +312,19 @@ def _git(root, *args):
     return done.stdout.strip() if done.returncode == 0 else None
 
 
-def candidate_files(spec) -> dict:
+def candidate_files(spec, num_players=None) -> dict:
     """``{path: sha256 of its bytes}`` of the files a spec names (``ppo:PATH``, ``champion:value=PATH``...),
-    each as the agent reads it (:func:`~allfives_env.agents.registry.resolve_policy_path`), and for a
-    ``module:Class`` the module's own source file under the module's name, so a scorecard says which code
-    and files it scored."""
+    each as the agent reads it (:func:`~allfives_env.agents.registry.resolve_policy_path`), with
+    ``num_players`` those it reads unnamed (``champion``'s default value file, by its shipped name), and
+    for a ``module:Class`` the module's own source file under the module's name, so a scorecard says which
+    code and files it scored."""
     if not isinstance(spec, str):
         return {}
     name, path, options = parse_spec(spec)
     named = [path] + [value for value in options.values() if isinstance(value, str)]
     found = {name: resolve_policy_path(name) for name in named if name}
+    if num_players is not None:
+        found.update(unnamed_files(spec, num_players))
     if ":" in name:  # module:Class: that module's source file, named by the module (no machine's path)
         module = name.partition(":")[0]
         source = _module_source(module)

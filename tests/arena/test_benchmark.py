@@ -371,6 +371,11 @@ def test_a_scorecard_names_the_bytes_of_the_files_its_candidate_reads(tmp_path):
     files = candidate_files(f"ppo:{copy}")
     assert files == {str(copy): hashlib.sha256(copy.read_bytes()).hexdigest()}
     assert candidate_files(f"champion:value={copy}") == files
+    # the champion's default value file, read without the spec naming it, by player count (was no file at all)
+    for players, name in ((2, "checkpoints/ppo_2p.pt"), (4, "checkpoints/champion_value_4p.pt")):
+        shipped = os.path.join(os.path.dirname(allfives_env.__file__), name)
+        assert candidate_files("champion", players) == {name: hashlib.sha256(open(shipped, "rb").read()).hexdigest()}
+    assert candidate_files(f"champion:value={copy}", 2) == files and candidate_files("champion:value=none", 2) == {}
     assert candidate_files("greedy") == {} and candidate_files("search:samples=4") == {}
     copy.write_bytes(copy.read_bytes() + b"\0")  # another file at the same path: another digest
     assert candidate_files(f"ppo:{copy}") != files
