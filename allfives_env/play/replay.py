@@ -124,7 +124,7 @@ def _replay_command(line, index, total, hand_starts):
     if cmd in ("h", "hand") or (cmd[0] == "h" and cmd[1:].isdigit()):
         return _hand_start(words[1:] if cmd in ("h", "hand") else [cmd[1:]], hand_starts)
     if cmd.isascii() and cmd.isdigit():
-        hand = cmd if len(cmd) <= 6 else "K"
+        hand = cmd if whole_number(cmd) is not None else "K"  # thousands of digits are not echoed back
         return f"To jump to hand {hand}, type 'h {hand}' (hands 1 to {len(hand_starts)})."
     return f"{shown(line)} is not a replay command; {REPLAY_HELP}."
 

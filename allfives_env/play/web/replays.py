@@ -43,8 +43,8 @@ def replay_data(record, game_number=1, games_in_file=1) -> dict:
     rows of the hands that closed (``sheet``); each position shows the rows up to its hand."""
     steps = sum(len(hand.get("actions") or ()) + 1 for hand in record.get("hands") or ())
     if steps > MAX_REPLAY_POSITIONS:
-        raise ReplayTooLong(f"the game has {steps:,} positions; a replay page holds at most {MAX_REPLAY_POSITIONS:,} "
-                         "(replay it in the terminal: allfives replay FILE)")
+        raise ReplayTooLong(f"the game has {steps:,} positions; a replay page holds at most "
+                            f"{MAX_REPLAY_POSITIONS:,} (replay it in the terminal: allfives replay FILE)")
     positions, names = replay_positions(record)
     sheet = ScoreSheet(positions[0][1].num_sides)
     views, hand_starts = [], []
