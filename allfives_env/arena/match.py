@@ -64,7 +64,8 @@ def _check_labels(labels, specs):
     if labels is not None and not (isinstance(labels, (list, tuple)) and isinstance(specs, (list, tuple))
                                    and len(labels) == len(specs) and all(isinstance(x, str) for x in labels)):
         raise ValueError(f"labels={labels!r} is not allowed; allowed: None, or one name (a string) per spec")
-    for i, j in ((i, j) for j in range(len(specs)) for i in range(j) if labels and labels[i] == labels[j]):
+    for j, label in enumerate(labels or ()):
+        i = labels.index(label)  # the first spec with this label
         if not _same_agent(specs[i], specs[j]):  # the results would have two rows no one could tell apart
             raise ValueError(f"labels={labels!r} is not allowed: {labels[i]!r} names two different agents (specs "
                              f"{i} and {j}); allowed: one name per agent (the same name only for the same spec)")
