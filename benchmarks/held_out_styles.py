@@ -52,8 +52,8 @@ def points_now(view, action) -> int:
 
 
 def forced(legal_actions) -> bool:
-    """Nothing to choose: a single legal action, or a draw or pass (only ever legal alone)."""
-    return len(legal_actions) == 1 or legal_actions[0] >= DRAW
+    """Nothing to choose: a single legal action (a draw or a pass is only ever legal alone, R13)."""
+    return len(legal_actions) == 1
 
 
 class Heavy(BaseAgent):

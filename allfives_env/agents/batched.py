@@ -25,7 +25,6 @@ import os
 import numpy as np
 
 from ..env.options import check_count
-from ..rules.actions import DRAW
 from ..vector import make_rng_state, random_legal_actions
 from .greedy import greedy_from_observations
 from .heuristic_compiled import HeuristicScratch, checked_out, game_indices
@@ -198,7 +197,7 @@ class BatchedSearch(BatchedAgent):
         state = self._venv.compiled_state()
         for i, b in enumerate(games):
             legal = np.flatnonzero(out.mask[b])
-            if len(legal) == 1 or legal[0] >= DRAW:
+            if len(legal) == 1:  # a draw or a pass is only ever legal alone (R13)
                 into[i] = legal[0]
                 continue
             placements, values = self._searcher.values(state.st, state.hands, state.scores, int(b), self._cfg,

@@ -203,7 +203,7 @@ class LeafValues:
         self._worlds = None if worlds is None else check_count("worlds", worlds, maximum=MAX_SAMPLES)
         self._replies = checked_replies(replies)  # None: CHAMPION_REPLIES of the player count
         # the batched network runs on one BLAS thread: threaded matrix products of this size spin
-        # the other cores for nothing (ten times the CPU of a game in measurements)
+        # the other cores for nothing (docs/history.md measures it)
         self._blas = ThreadpoolController()
         self._shape = None
         # scratch for one decision: its placements, the world sampler's tiles, no exclusions (no opponent model)

@@ -44,7 +44,7 @@ _TIE_RANK = np.array(TIE_RANK, np.int64)
 def greedy_action(state, legal_actions) -> int:
     """The greedy choice in ``state`` (a Game or a PlayerView: both offer
     ``count_after`` and ``divisor``)."""
-    if len(legal_actions) == 1 or legal_actions[0] >= DRAW:
+    if len(legal_actions) == 1:  # a draw or a pass is only ever legal alone (R13)
         return legal_actions[0]
     divisor = state.divisor
     best, best_key = legal_actions[0], -1

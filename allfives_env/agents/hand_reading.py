@@ -35,16 +35,15 @@ from numba import njit
 from ..compiled.rng import rand_below
 from ..compiled.rules import (
     clear_layout,
-    layout_count,
     legal_placements,
-    open_suits,
-    place,
+    note_lacks,
+    place_and_count,
     popcount,
     side_of,
     slot_of,
     tile_of,
 )
-from ..compiled.state import BONE_POS, COUNT, DRAW, LACKS, MUST_PLAY, NUM_FIELDS, OPTS, PASS, PLAYED_MASK, TO_MOVE
+from ..compiled.state import BONE_POS, DRAW, LACKS, MUST_PLAY, NUM_FIELDS, OPTS, PASS, PLAYED_MASK, TO_MOVE
 from ..rules.config import RulesConfig
 from ..vector.batched import make_rng_state
 from .search_compiled import HEURISTIC_WEIGHTS, copy_game, draw_world, heuristic_values, load_view
@@ -60,11 +59,11 @@ _MAX_PLACEMENTS = 28
 
 
 @njit(**OPTS)
-def read_placements(st, hands, scores, seat, n, readable, ev_seat, ev_action, ev_points, n_events, start_scores,
+def read_placements(st, hands, scores, n, readable, ev_seat, ev_action, ev_points, n_events, start_scores,
                     sizes, last_draw, est, ehands, escores, mover, chosen, later):
     """Replay the hand's public moves (a view's ``events``: seats, actions, points) from its start
-    (scores ``start_scores``), from the position in row 0 of ``st``/``hands``/``scores`` (the view of
-    ``seat``). Row ``k`` of ``est``/``ehands``/``escores`` := the public position before the ``k``-th
+    (scores ``start_scores``), from the position in row 0 of ``st``/``hands``/``scores`` (a seat's
+    view). Row ``k`` of ``est``/``ehands``/``escores`` := the public position before the ``k``-th
     informative placement of a seat in the bit mask ``readable`` (:func:`readable_seats`), ``mover[k]``
     its seat, ``chosen[k]`` the action, ``later[k]`` the tiles that seat placed from then on (its hand
     then is its hand now plus these). Other hands hold placeholder tiles of the right sizes. The last
@@ -92,15 +91,14 @@ def read_placements(st, hands, scores, seat, n, readable, ev_seat, ev_action, ev
     must = 0  # seats whose last move was a draw: their next placement is the drawn tile (R13)
     for i in range(n_events):
         s, action = ev_seat[i], ev_action[i]
-        if action == DRAW:  # as the rules engine's draw: the drawer lacked every open suit
-            sizes[s] += 1
-            est[R, BONE_POS] += 1
-            est[R, LACKS + s] = open_suits(est, R)
-            must |= 1 << s
-            continue
-        if action == PASS:
-            est[R, LACKS + s] |= open_suits(est, R)
-            must &= ~(1 << s)
+        if action >= DRAW:
+            note_lacks(est, R, s, action)
+            if action == DRAW:
+                sizes[s] += 1
+                est[R, BONE_POS] += 1
+                must |= 1 << s
+            else:
+                must &= ~(1 << s)
             continue
         if (readable >> s) & 1 and not (must >> s) & 1 and i > last_draw[s] and m < R:
             _snapshot(est, ehands, escores, R, m, s, n, sizes)
@@ -113,8 +111,7 @@ def read_placements(st, hands, scores, seat, n, readable, ev_seat, ev_action, ev
             m += 1
         must &= ~(1 << s)
         tile = tile_of(action)
-        place(est, R, tile, slot_of(action))
-        est[R, COUNT] = layout_count(est, R)
+        place_and_count(est, R, tile, slot_of(action))
         ehands[R, PLAYED_MASK + s] |= 1 << tile
         escores[R, side_of(s, n)] += ev_points[i]
         sizes[s] -= 1
@@ -233,7 +230,7 @@ class HandReader:
         load_view(view, self.st, self.hands, self.scores)
         events = np.array([(e[0], e[1], e[3]) for e in view.events], np.float64).reshape(-1, 3)
         readable = readable_seats(view.seat, view.num_players, self.partner_only)
-        self.count = read_placements(self.st, self.hands, self.scores, view.seat, view.num_players, readable,
+        self.count = read_placements(self.st, self.hands, self.scores, view.num_players, readable,
                                      events[:, 0].astype(np.int64), events[:, 1].astype(np.int64), events[:, 2],
                                      len(events), np.asarray(view.hand_start_scores, np.float64), self.sizes,
                                      self.last_draw, self.est, self.ehands, self.escores, self.mover, self.chosen,

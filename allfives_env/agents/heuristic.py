@@ -31,7 +31,7 @@ a documented term (weights are constructor options):
 import numpy as np
 
 from ..env.options import check_number
-from ..rules.actions import DRAW, slot_of, tile_of
+from ..rules.actions import slot_of, tile_of
 from ..rules.scoring import points_for_count, round5
 from ..rules.tiles import SUIT_TILES, TILE_HIGH, TILE_IS_DOUBLE, TILE_LOW, TILE_PIPS, heaviness, mask_to_tiles
 from ..rules.view import public_layout, unseen_allowed
@@ -59,7 +59,7 @@ class HeuristicAgent(BaseAgent):
         self.double_bonus = check_number("double_bonus", double_bonus)
 
     def act(self, view, legal_actions):
-        if len(legal_actions) == 1 or legal_actions[0] >= DRAW:
+        if len(legal_actions) == 1:  # a draw or a pass is only ever legal alone (R13)
             return legal_actions[0]
         scores = score_placements(view, legal_actions, self)
         return max(legal_actions, key=lambda a: (scores[a], heaviness(tile_of(a)), -slot_of(a)))

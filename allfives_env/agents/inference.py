@@ -23,8 +23,8 @@ and ask the greedy agent) and with each other.
 import numpy as np
 from numba import njit
 
-from ..compiled.rules import clear_layout, layout_count, place, popcount, side_of, slot_of, slot_tiles, tile_of
-from ..compiled.state import COUNT, DRAW, MUST_PLAY, NUM_FIELDS, OPTS, PASS, PLAYED_MASK, TO_MOVE
+from ..compiled.rules import clear_layout, place_and_count, popcount, side_of, slot_of, slot_tiles, tile_of
+from ..compiled.state import DRAW, MUST_PLAY, NUM_FIELDS, OPTS, PASS, PLAYED_MASK, TO_MOVE
 from .greedy import placement_key
 
 
@@ -71,8 +71,7 @@ def greedy_exclusions(event_seats, event_actions, n_events, seat, n, divisor, ls
         if side_of(mover, n) != own_side and not (must_play >> mover) & 1:
             forbid[mover] |= ranked_above(lst, row, tile, slot, placed, divisor)
         must_play &= ~(1 << mover)
-        place(lst, row, tile, slot)
-        lst[row, COUNT] = layout_count(lst, row)
+        place_and_count(lst, row, tile, slot)
         placed |= 1 << tile
 
 

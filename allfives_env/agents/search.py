@@ -10,9 +10,9 @@ sizes and known lacking suits):
    the comparison);
 2. play the rest of the hand out with the greedy policy for every seat (or
    at most ``depth`` further steps when ``depth`` is set); ``rollout=heuristic``
-   plays every seat with the heuristic agent instead (slower per world, and far
-   stronger: the rollouts then deny replies and keep suit control as good
-   players do);
+   plays every seat with the heuristic agent instead (slower per world; its
+   rollouts deny replies and keep suit control as good players do: its
+   strength is in docs/history.md);
 3. score the action by the points its side gained minus the mean gained by the
    other sides over that stretch (hand bonus included). Reaching the target
    counts as ``win_value`` extra (lost: minus it), so the search plays for the
@@ -41,14 +41,13 @@ milliseconds have passed, after at least ``min_samples`` worlds).
 import time
 
 from ..env.options import check_count, check_number
-from ..rules.actions import DRAW
 from ..rules.view import player_view, sample_world
 from .base import BaseAgent
 from .greedy import greedy_action
 from .heuristic import HeuristicAgent, score_placements
 
-#: Worlds per move when ``samples`` is not given: a 2-player game then takes about
-#: 0.5 s of CPU on one core of the development machine, 3 and 4 players a little more.
+#: Worlds per move when ``samples`` is not given: chosen for about half a second of CPU a game
+#: (the measured times are in docs/results.md).
 DEFAULT_SAMPLES = {2: 24, 3: 40, 4: 48}
 #: The most worlds per move an agent accepts: about a minute a move with the compiled engine.
 MAX_SAMPLES = 100_000
@@ -130,7 +129,7 @@ class SearchAgent(BaseAgent):
                                             infer=self.infer == "greedy", rollout=self.rollout)
 
     def act(self, view, legal_actions):
-        if len(legal_actions) == 1 or legal_actions[0] >= DRAW:
+        if len(legal_actions) == 1:  # a draw or a pass is only ever legal alone (R13)
             return legal_actions[0]
         legal = list(legal_actions)
         return best_action(legal, self.action_values(view, legal), greedy_action(view, legal))

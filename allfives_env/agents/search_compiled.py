@@ -177,7 +177,7 @@ def outcome_value(st, b, scores, sides, side, before, win_value):
 
 
 @njit(**OPTS)
-def _unseen(st, b, hands, seat, n):
+def _unseen(b, hands, seat, n):
     """Tiles the seat has not seen: not in its hand, not on the table."""
     known = hands[b, seat]
     for s in range(n):
@@ -229,7 +229,7 @@ def deal_hidden(st, hands, b, seat, n, wst, whands, w, rng, slot, tiles, attempt
     ``tiles`` is scratch (28). Returns 0 (rejection sampling: exactly uniform over the consistent
     deals), 1 (the sequential fallback: consistent, near uniform) or 2 (neither found a deal in
     time: the true hidden state is kept)."""
-    unseen = _unseen(st, b, hands, seat, n)
+    unseen = _unseen(b, hands, seat, n)
     m = 0
     bits = unseen
     while bits:
@@ -334,7 +334,7 @@ def heuristic_values(st, b, hands, scores, cfg, target, legal, n_legal, weights,
     seat = st[b, TO_MOVE]
     side = side_of(seat, n)
     nxt = seat + 1 if seat + 1 < n else 0
-    unseen = _unseen(st, b, hands, seat, n)
+    unseen = _unseen(b, hands, seat, n)
     candidates = _allowed(st, b, nxt, unseen)
     n_cand = popcount(candidates)
     p_hold = min(1.0, popcount(hands[b, nxt]) / n_cand) if n_cand else 0.0
@@ -496,8 +496,7 @@ class Searcher(SearchScratch):
     """Scratch buffers and a random stream for :func:`search_values`.
 
     ``values(st, hands, scores, b, cfg, fcfg)`` -> ``(legal placements, values)`` (new
-    numpy arrays) for the seat to move in game ``b`` of a batched environment's arrays
-    (``venv_values(venv, b)`` reads them from a :class:`~allfives_env.vector.VectorAllFives`);
+    numpy arrays) for the seat to move in game ``b`` of a batched environment's arrays;
     :meth:`choose` turns them into the search agent's action."""
 
     def __init__(self, num_sides, samples=48, win_value=100.0, prior_weight=1.0, seed=0, attempts=50, rollout="greedy"):
@@ -520,10 +519,6 @@ class Searcher(SearchScratch):
                           self.rvalues, self.rst, self.rhands, self.rscores, self.rreplies, bst, bhands, bscores,
                           rows)
         return self.legal[:n].copy(), self.out[:n].copy()
-
-    def venv_values(self, venv, b):
-        state = venv.compiled_state()
-        return self.values(state.st, state.hands, state.scores, b, state.cfg, state.fcfg)
 
 
 def load_view(view, st, hands, scores, b=0):

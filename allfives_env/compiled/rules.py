@@ -299,6 +299,26 @@ def place(st, b, tile, slot):
 
 
 @njit(**OPTS)
+def place_and_count(st, b, tile, slot):
+    """:func:`place`, then the layout's new count (R14) into ``COUNT``; returns the count. The public
+    part of a placement, also for the replays of a hand's public moves (hand reading, exclusions)."""
+    place(st, b, tile, slot)
+    count = layout_count(st, b)
+    st[b, COUNT] = count
+    return count
+
+
+@njit(**OPTS)
+def note_lacks(st, b, seat, action):
+    """What a draw or a pass (``action``) shows of ``seat``'s hand (R13): it lacked every open suit.
+    A pass adds them to the suits it is known to lack; after a draw its hand is new, so they are all it
+    is known to lack. Returns the open suits."""
+    suits = open_suits(st, b)
+    st[b, LACKS + seat] = suits if action == DRAW else st[b, LACKS + seat] | suits
+    return suits
+
+
+@njit(**OPTS)
 def score(st, b, scores, gains, side, points, target):
     """Game._score: R3 the target ends the game at once."""
     scores[b, side] += points
@@ -402,10 +422,8 @@ def play(st, b, hands, scores, gains, cfg, target, seat, tile, slot):
     """Game._play (C5): place, count and score (R14, R15), target (R3), domino (R17), block."""
     hand = hands[b, seat] & ~(1 << tile)
     hands[b, seat] = hand
-    place(st, b, tile, slot)
     hands[b, PLAYED_MASK + seat] |= 1 << tile
-    count = layout_count(st, b)
-    st[b, COUNT] = count
+    count = place_and_count(st, b, tile, slot)
     points = points_for_count(count, cfg[C_DIVISOR])
     if points:
         score(st, b, scores, gains, side_of(seat, cfg[C_N]), points, target)
@@ -428,8 +446,7 @@ def draw(st, b, hands, scores, gains, cfg, target, seat):
     st[b, BONE_POS] += 1
     hands[b, seat] |= 1 << tile
     st[b, DRAWN] += 1
-    suits = open_suits(st, b)
-    st[b, LACKS + seat] = suits  # the drawer lacked every open suit
+    suits = note_lacks(st, b, seat, DRAW)
     if TILE_SUITS[tile] & suits:
         st[b, MUST_PLAY] = tile
     else:
@@ -439,7 +456,7 @@ def draw(st, b, hands, scores, gains, cfg, target, seat):
 @njit(**OPTS)
 def pass_turn(st, b, hands, scores, gains, cfg, target, seat):
     """Game._pass (R13): only with an empty boneyard; then the block check (C2, C3)."""
-    st[b, LACKS + seat] |= open_suits(st, b)
+    note_lacks(st, b, seat, PASS)
     st[b, DRAWN] = 0
     st[b, TO_MOVE] = (seat + 1) % cfg[C_N]
     check_block(st, b, hands, scores, gains, cfg, target)

@@ -7,7 +7,6 @@ this module changes at run time.
 import re
 
 NUM_TILES = 28
-NUM_SUITS = 7
 
 
 def tile_index(a: int, b: int) -> int:

@@ -353,8 +353,8 @@ def _raise_out_of_range(b, action):
 
 def random_legal_actions(mask, rng_state, out=None) -> np.ndarray:
     """A uniformly random legal action per row of ``mask`` (B, 114), drawn from the
-    per-row uint64 streams ``rng_state`` (B,) (made by :func:`make_rng_state`); fast
-    enough to drive benchmarks and rollouts at millions of decisions per second. ``out``: an int64
+    per-row uint64 streams ``rng_state`` (B,) (made by :func:`make_rng_state`), in one compiled
+    pass, for benchmarks and rollouts. ``out``: an int64
     array (B,) to write into. Shapes and dtypes are checked (the kernel trusts them: a short stream
     array would be written past its end)."""
     _check_mask(mask)

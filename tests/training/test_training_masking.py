@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from allfives_env.agents.ppo.network import PolicyNet, masked_entropy
+from allfives_env.agents.ppo.network import PolicyNet, entropy_of_log_probs, masked_logits
 from allfives_env.rules.actions import NUM_ACTIONS
 from training.rollout import Batch, random_actions, sample_actions
 from training.update import evaluate_actions, ppo_update
@@ -32,7 +32,7 @@ def test_entropy_is_finite_and_zero_with_one_legal_action():
     mask[0, 5] = True  # one legal action
     mask[1, [1, 2]] = True  # two
     mask[2, :] = True
-    ent = masked_entropy(logits, mask)
+    ent = entropy_of_log_probs(torch.log_softmax(masked_logits(logits, mask), dim=-1), mask)
     assert torch.isfinite(ent).all()
     assert ent[0].item() == 0.0
     assert 0 < ent[1].item() <= np.log(2) + 1e-6

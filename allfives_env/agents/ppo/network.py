@@ -144,11 +144,7 @@ def masked_logits(logits, mask):
     return torch.where(mask, logits, torch.full_like(logits, MASKED_LOGIT))
 
 
-def masked_entropy(logits, mask):
-    """Entropy of the policy restricted to legal actions (0 with one legal action, never NaN)."""
-    return entropy_of_log_probs(torch.log_softmax(masked_logits(logits, mask), dim=-1), mask)
-
-
 def entropy_of_log_probs(logp, mask):
-    """:func:`masked_entropy` from the masked policy's log-probabilities ``logp`` (for a caller that has them)."""
+    """Entropy of the policy restricted to legal actions, from the masked policy's log-probabilities
+    ``logp`` (0 with one legal action, never NaN)."""
     return -torch.where(mask, logp.exp() * logp, torch.zeros_like(logp)).sum(-1)

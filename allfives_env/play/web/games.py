@@ -11,7 +11,6 @@ requests for different games run side by side.
 import logging
 import secrets
 import threading
-import time
 from collections import OrderedDict
 
 from ...agents.registry import describe_failure
@@ -50,7 +49,6 @@ class WebGame:
         self.log = [lead_sentence(self.table.game, names)]
         self.version = 0
         self.lock = threading.Lock()
-        self.touched = time.monotonic()
 
     @property
     def game(self):
@@ -172,7 +170,6 @@ class GameStore:
                 raise RequestError(f"no game {shown!r} on this server (it ended with the server, or was "
                                    f"dropped to keep the last {self.capacity}); start a new one", 404)
             self._games.move_to_end(game_id)
-        game.touched = time.monotonic()
         return game
 
     def __len__(self):
