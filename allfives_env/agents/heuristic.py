@@ -33,7 +33,7 @@ import numpy as np
 from ..env.options import check_number
 from ..rules.actions import slot_of, tile_of
 from ..rules.scoring import points_for_count, round5
-from ..rules.tiles import SUIT_TILES, TILE_HIGH, TILE_IS_DOUBLE, TILE_LOW, TILE_PIPS, heaviness, mask_to_tiles
+from ..rules.tiles import TILE_HIGH, TILE_IS_DOUBLE, TILE_LOW, TILE_PIPS, heaviness, mask_to_tiles
 from ..rules.view import public_layout, unseen_allowed
 from .base import BaseAgent
 
@@ -118,11 +118,7 @@ def score_placements(view, legal_actions, weights) -> dict:
                 miss *= 1.0 - p_hold
             value -= weights.reply_weight * expected
         # rule 3: own tiles that still fit afterwards
-        fitting = 0
-        for v in open_value:
-            if v >= 0:
-                fitting |= SUIT_TILES[v]
-        fit_count = (rest & fitting).bit_count()
+        fit_count = (rest & g.fitting_tiles()).bit_count()
         value += weights.control_weight * fit_count
         if not fit_count:
             value -= weights.stuck_penalty

@@ -40,6 +40,13 @@ from .tiles import (
 )
 
 CENTER = -1  # spinner_slot when the spinner is the lead itself
+
+
+def is_lone_spinner(layout) -> bool:
+    """The lead is a double with nothing attached yet: it counts once (R14), and the first tile at an
+    end makes it a spinner whose other end counts both halves. ``layout``: a Game, a PlayerView or
+    anything with their layout fields."""
+    return layout.spinner_slot == CENTER and layout.spinner_tile >= 0 and not any(layout.arm_length)
 TILE_END_WEIGHT = tuple(2 if TILE_LOW[t] == TILE_HIGH[t] else 1 for t in range(28))  # R9
 
 
@@ -178,6 +185,14 @@ class Game:
                 suits |= 1 << value
         return suits
 
+    def fitting_tiles(self) -> int:
+        """Bit mask of the tiles that fit an open end now (R12; nothing is open before the lead)."""
+        fitting = 0
+        for value in self.open_value:
+            if value >= 0:
+                fitting |= SUIT_TILES[value]
+        return fitting
+
     def hand_size(self, seat: int) -> int:
         return self.hands[seat].bit_count()
 
@@ -230,11 +245,7 @@ class Game:
         """Whether ``seat`` holds any tile that fits an open end now."""
         if self.lead_tile < 0:
             return True
-        fitting = 0
-        for value in self.open_value:
-            if value >= 0:
-                fitting |= SUIT_TILES[value]
-        return bool(self.hands[seat] & fitting)
+        return bool(self.hands[seat] & self.fitting_tiles())
 
     def count_after(self, tile: int, slot: int) -> int:
         """The count (R14) the layout would show after placing ``tile`` at ``slot``
@@ -263,10 +274,9 @@ class Game:
         double lead that becomes a spinner at an end then counts both its halves at the other end."""
         value, weight = self.open_value, self.weight
         count = self.count - value[slot] * weight[slot]
-        if slot < 2 and self.spinner_slot == CENTER and self.spinner_tile >= 0 and not self.branches_open:
+        if slot < 2 and is_lone_spinner(self):
             other = 1 - slot
-            if self.arm_length[other] == 0:
-                count += (2 - weight[other]) * value[other]
+            count += (2 - weight[other]) * value[other]
         return count
 
     # ------------------------------------------------------------------- step

@@ -1,7 +1,7 @@
 """Text pictures of a game: the layout around the spinner, open ends, count, scores."""
 
 from ...rules.actions import SLOT_NAMES
-from ...rules.game import CENTER
+from ...rules.game import is_lone_spinner
 from ...rules.tiles import TILE_HIGH, TILE_LOW, mask_to_tiles, tile_name
 
 
@@ -115,11 +115,6 @@ def layout_lines(game):
     return ["".join(text for text, _ in line).rstrip() for line in layout_cross(game)]
 
 
-def lone_spinner(game) -> bool:
-    """The lead is a double with nothing attached yet (it counts once, R14)."""
-    return game.spinner_slot == CENTER and game.spinner_tile >= 0 and not any(game.arm_length)
-
-
 def end_label(game, slot) -> str:
     """An open end's value as written on the layout: ``"4"``, ``"4x2"`` for a
     double at the end (counted twice, R9/R14), ``"-"`` when the slot is not open.
@@ -127,19 +122,19 @@ def end_label(game, slot) -> str:
     value = game.open_value[slot]
     if value < 0:
         return "-"
-    return f"{value}x2" if game.weight[slot] == 2 and not lone_spinner(game) else str(value)
+    return f"{value}x2" if game.weight[slot] == 2 and not is_lone_spinner(game) else str(value)
 
 
 def ends_text(game) -> str:
     """The open ends in one phrase, e.g. ``"W=4, E=6x2, N=1 (counts 0)"``."""
     ends = [f"{SLOT_NAMES[s]}={end_label(game, s)}" + (" (counts 0)" if _counts_nothing(game, s) else "")
             for s in range(4) if game.open_value[s] >= 0]
-    note = " (the lone spinner counts once)" if lone_spinner(game) else ""
+    note = " (the lone spinner counts once)" if is_lone_spinner(game) else ""
     return (", ".join(ends) or "none") + note
 
 
 def _counts_nothing(game, slot):
-    return game.weight[slot] == 0 and not lone_spinner(game)
+    return game.weight[slot] == 0 and not is_lone_spinner(game)
 
 
 def render_text(game, agent_names=None, show_seat=None):

@@ -11,8 +11,9 @@ every hand; ``viewer=None`` (watching agents, replaying a record) sees every han
 seat's drawn tiles are never named to a seated viewer (the narration hides them).
 """
 
-from ...env.render.text import arm_tiles, end_label, lone_spinner
+from ...env.render.text import arm_tiles, end_label
 from ...rules.actions import DRAW, PASS, SLOT_NAMES, slot_of, tile_of
+from ...rules.game import is_lone_spinner
 from ...rules.scoring import points_for_count
 from ...rules.tiles import TILE_HIGH, TILE_LOW, mask_to_tiles, tile_name
 from ..narrate import narrate_hand_end, side_label
@@ -115,7 +116,7 @@ def _tile(tile, first, second, spinner=-1):
 
 def _end_view(game, slot):
     value = game.open_value[slot]
-    counts = value >= 0 and (game.weight[slot] > 0 or lone_spinner(game))
+    counts = value >= 0 and (game.weight[slot] > 0 or is_lone_spinner(game))
     return {"slot": SLOT_NAMES[slot], "open": value >= 0, "value": value, "label": end_label(game, slot),
             "counts": counts, "started": game.arm_length[slot] > 0}
 
