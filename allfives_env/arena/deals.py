@@ -38,5 +38,4 @@ def deal_hand(game: Game, deal_seed, hand_index: int):
         hands, boneyard = split_order(game.config, order)
         game.start_game(None, hands=hands, boneyard=boneyard, leader=drawn_leader)
     else:
-        leader = drawn_leader if game.next_leader is None else game.next_leader  # R19
-        game.start_next_hand(None, deal=(leader, order))
+        game.start_next_hand(None, deal=(game.next_hand_leader(drawn_leader), order))

@@ -122,6 +122,11 @@ class Game:
         self.hand_number += 1
         self._deal(rng, hands, boneyard, leader)
 
+    def next_hand_leader(self, drawn_leader: int) -> int:
+        """Who leads the next hand (R19): the seat that dominoed the last one, else (after a block)
+        ``drawn_leader``, the leader drawn as a new game draws it."""
+        return drawn_leader if self.next_leader is None else self.next_leader
+
     def _check_next_deal(self, leader, order):
         """``(leader, hands, boneyard)`` of a known next-hand deal, checked (R4, R19)."""
         leader = validate_leader(self.config, leader)

@@ -112,6 +112,7 @@ def test_r19_dominoer_leads_next_hand():
     game = _domino_2p()
     play_rows(game, DOMINO_2P_ROWS + [DOMINO_2P_LAST + ([35, 0],)])
     assert game.next_leader == 0
+    assert [game.next_hand_leader(drawn) for drawn in (0, 1)] == [0, 0]  # whoever a new deal would draw
     for seed in range(20):
         clone = game.clone()
         clone.start_next_hand(np.random.default_rng(seed))
@@ -247,6 +248,7 @@ def test_r18_r22_c6_two_player_tied_block():
     assert game.hand_over and not game.game_over
     assert (result.kind, result.winner, result.points, result.seat_pips) == ("block", None, (0, 0), (63, 63))
     assert game.boneyard_left == 0 and game.next_leader is None
+    assert [game.next_hand_leader(drawn) for drawn in (0, 1)] == [0, 1]  # the leader drawn as a new game draws it
 
 
 def test_r18_r21_two_player_block_seat_0_lowest():
