@@ -54,7 +54,6 @@ def run_match(config: RulesConfig, specs, games: int, seed: int = 0, workers: in
             bar.update(len(deal_games))
     finally:
         bar.close()
-        _WORKER_AGENTS.clear()
     if record:
         write_records(records_path, (game.record for game in result.games))
     return result
@@ -175,25 +174,37 @@ def _object_label(agent) -> str:
 
 
 def _play_deals(tasks, workers):
-    """The games of each deal task, in task order."""
+    """The games of each deal task, in task order. Agents are built once for the tasks played inline,
+    and once per chunk of tasks a worker process plays."""
     if workers > 1 and len(tasks) > 1:
+        size = max(1, len(tasks) // (workers * 8))
+        chunks = [tasks[i:i + size] for i in range(0, len(tasks), size)]
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            yield from pool.map(_play_deal, tasks, chunksize=max(1, len(tasks) // (workers * 8)))
+            for chunk_games in pool.map(_play_chunk, chunks):
+                yield from chunk_games
     else:
-        yield from map(_play_deal, tasks)
+        built = {}
+        for task in tasks:
+            yield _play_deal(task, built)
 
 
-def _play_deal(task):
-    """Play every rotation of one deal (runs in a worker process or inline)."""
+def _play_chunk(tasks) -> list:
+    """The games of each of ``tasks`` (in a worker process), their agents built once."""
+    built = {}
+    return [_play_deal(task, built) for task in tasks]
+
+
+def _play_deal(task, built):
+    """Play every rotation of one deal; ``built`` holds the agents built so far (:func:`_seat_agents`)."""
     config_dict, specs, labels, seed, deal, record = task
     config = RulesConfig(**config_dict)
-    return [_play_rotation(config, specs, labels, seed, deal, r, side_agent, record)
+    return [_play_rotation(config, specs, labels, seed, deal, r, side_agent, record, built)
             for r, side_agent in enumerate(rotations(config.num_sides))]
 
 
-def _play_rotation(config, specs, labels, seed, deal, rotation, side_agent, record) -> GameResult:
+def _play_rotation(config, specs, labels, seed, deal, rotation, side_agent, record, built) -> GameResult:
     seat_spec = seat_agents(config, side_agent)  # each seat's index into specs
-    agents = _seat_agents(specs, seat_spec)
+    agents = _seat_agents(specs, seat_spec, built)
     start = time.perf_counter()
     try:
         game, hands, act_seconds, rec = play_game(config, agents, deal_seed(seed, deal),
@@ -212,27 +223,26 @@ def _play_rotation(config, specs, labels, seed, deal, rotation, side_agent, reco
                       tuple(side_act), rec)
 
 
-_WORKER_AGENTS = {}  # (spec, seat) or (object's index, use) -> agent: built once per process and match
-
-
-def _seat_agents(specs, seat_spec) -> list:
+def _seat_agents(specs, seat_spec, built) -> list:
     """The agent of each seat: a spec's own agent for that seat; an object itself at its first seat of
-    the game and a copy of it at each further one."""
+    the game and a copy of it at each further one. Each is built once and kept in ``built``, keyed by
+    ``(spec, seat)`` or ``(object's index, use)``."""
     agents, uses = [], {}
     for seat, idx in enumerate(seat_spec):
         spec = specs[idx]
         if isinstance(spec, str):
-            agents.append(_worker_agent((spec, seat), lambda spec=spec: make_agent(spec)))
+            agents.append(_built_agent(built, (spec, seat), lambda spec=spec: make_agent(spec)))
             continue
         use = uses[id(spec)] = uses.get(id(spec), -1) + 1  # this game's seats of the same object so far
-        agents.append(spec if use == 0 else _worker_agent((idx, use), lambda spec=spec: copy.deepcopy(spec)))
+        agents.append(spec if use == 0 else
+                      _built_agent(built, (idx, use), lambda spec=spec: copy.deepcopy(spec)))
     return agents
 
 
-def _worker_agent(key, build):
-    if key not in _WORKER_AGENTS:
-        _WORKER_AGENTS[key] = build()
-    return _WORKER_AGENTS[key]
+def _built_agent(built, key, build):
+    if key not in built:
+        built[key] = build()
+    return built[key]
 
 
 class _NoBar:

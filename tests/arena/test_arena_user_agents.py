@@ -329,3 +329,22 @@ def test_play_game_counts_the_hands_it_played():
     assert hands == len(record["hands"]) == game.hand_number + 1 >= 2
     match = run_match(RulesConfig(num_players=2, target=100), ["greedy", "random"], games=2, seed=7)
     assert all(g.hands >= 1 for g in match.games)
+
+
+def test_a_spec_is_built_once_per_seat_and_a_match_inside_an_agent_keeps_the_outer_agents(monkeypatch):
+    """Agents are built once per seat for a match played inline, kept by that match alone: a match an
+    agent runs inside its own reset (nested) neither reuses nor drops the outer match's agents."""
+    from allfives_env.agents import registry
+
+    built = []
+
+    class Nesting(RandomAgent):
+        def reset(self, seat, config, rng):
+            super().reset(seat, config, rng)
+            run_match(RulesConfig(num_players=2), ["random", "greedy"], games=2, seed=1)
+
+    monkeypatch.setattr(registry, "_REGISTERED", dict(registry._REGISTERED))
+    registry.register_agent("test_nesting", lambda: built.append(1) or Nesting())
+    match = run_match(RulesConfig(num_players=2), ["test_nesting", "random"], games=6, seed=0)
+    assert len(match.games) == 6
+    assert len(built) == 3  # one to check the spec before any game, then one per seat it sits at
