@@ -41,6 +41,7 @@ milliseconds have passed, after at least ``min_samples`` worlds).
 import time
 
 from ..env.options import check_count, check_number
+from ..env.rewards import side_rewards
 from ..rules.view import player_view, sample_world
 from .base import BaseAgent
 from .greedy import greedy_action
@@ -179,11 +180,7 @@ class SearchAgent(BaseAgent):
                     break
                 steps -= 1
             g.step(self._rollout_action(g))
-        scores = g.scores
-        n = len(scores)
-        mine = scores[side] - before[side]
-        others = sum(scores[s] - before[s] for s in range(n) if s != side) / (n - 1)
-        value = mine - others
+        value = side_rewards([now - then for now, then in zip(g.scores, before)], "zero_sum")[side]
         if g.game_over:
             value += self.win_value if side in g.winners else -self.win_value
         return value

@@ -14,6 +14,7 @@ import numpy as np
 from ..agents.batched import make_batched_agent
 from ..rules.config import RulesConfig
 from ..vector import SKIP, VectorAllFives
+from .schedule import rotations, seat_agents
 
 
 def batched_match(config: RulesConfig, specs, deals: int, seed: int = 0) -> dict:
@@ -37,11 +38,11 @@ def batched_match(config: RulesConfig, specs, deals: int, seed: int = 0) -> dict
     for k, spec in enumerate(specs):
         if spec not in agents:
             agents[spec] = spec(venv) if callable(spec) else make_batched_agent(spec, venv, seed=[seed, k])
+    rotation = np.arange(B) % R  # game b plays rotation b % R of its deal, as the arena's schedule has them
+    agent_at = np.array([seat_agents(config, side_agent) for side_agent in rotations(R)])[rotation]  # (B, n)
+    measured_seat = np.argmax(agent_at == 0, axis=1)  # the first seat agent 0 plays
     seat_side = np.array([config.side_of(s) for s in range(config.num_players)])
-    rotation = np.arange(B) % R  # rotation r: side s is played by agent (s + r) % R (arena.schedule.rotations)
-    agent_at = (seat_side[None, :] + rotation[:, None]) % R  # (B, n): the agent index at each seat
-    measured_side = (-rotation) % R  # the side agent 0 plays
-    measured_seat = np.array([np.flatnonzero(seat_side == side)[0] for side in measured_side])
+    measured_side = seat_side[measured_seat]
     done = np.zeros(B, np.bool_)
     win_share, margin = np.zeros(B), np.zeros(B)
     buffer = np.zeros(B, np.int64)

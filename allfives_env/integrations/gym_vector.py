@@ -73,7 +73,8 @@ class LearnerGames:
         self.illegal_action = illegal_action
         self.control = control
         #: the relative seats (1..n-1) the opponents play, in play order
-        self.opponent_seats = [r for r in range(1, n) if not (control == "side" and r == 2)]
+        partner = self.venv.config.partner_of(0)  # the learner's partner, relative to it (R2)
+        self.opponent_seats = [r for r in range(1, n) if not (control == "side" and r == partner)]
         self.opponent_specs = self._opponent_specs(opponents)
         self.observation_size = self.venv.observation_size
         self.seat = np.zeros(B, np.int64)  # each game's learner seat (the first partner with control="side")
@@ -195,7 +196,8 @@ class LearnerGames:
     def _viewers(self):
         """Who sees each game's final observation: the learner seat, or with ``control="side"`` the
         partnership's first seat (as :class:`SingleAgentAllFives` reports it)."""
-        return self.seat % 2 if self.control == "side" else self.seat  # R2: seat 0 or 1 starts each partnership
+        # R2: a side's index is its first seat
+        return self.venv.config.side_of(self.seat) if self.control == "side" else self.seat
 
     def _draw_seats(self, which):
         """A learner seat for each game in ``which`` (a bool mask) that starts an episode."""
