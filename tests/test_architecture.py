@@ -22,3 +22,27 @@ def test_the_library_loads_without_the_trainer_or_torch():
             "bad = [m for m in ('torch', 'training') if m in sys.modules]; print(bad); sys.exit(1 if bad else 0)")
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+#: Each layer below the top and the modules above it (the order of the layers contract in pyproject.toml).
+HIGHER_LAYERS = {
+    "rules": ("compiled", "env", "vector", "agents", "arena", "play", "integrations", "cli"),
+    "compiled": ("env", "vector", "agents", "arena", "play", "integrations", "cli"),
+    "env": ("agents", "arena", "play", "integrations", "cli"),
+    "vector": ("agents", "arena", "play", "integrations", "cli"),
+    "agents": ("arena", "play", "integrations", "cli"),
+    "arena": ("play", "integrations", "cli"),
+}
+
+
+def test_no_layer_names_a_higher_one_in_a_string():
+    """A module path in a string (importlib, a registry table) is an import the contracts cannot see:
+    a lower layer reaches a higher one only through an entry point (the agents' ``openspiel``)."""
+    found = []
+    for layer, higher in HIGHER_LAYERS.items():
+        names = [f"allfives_env.{h}" for h in higher] + ["training."]
+        for path in sorted((ROOT / "allfives_env" / layer).rglob("*.py")):
+            text = path.read_text()
+            found += [f"{path.relative_to(ROOT)}: {name}" for name in names
+                      if f'"{name}' in text or f"'{name}" in text]
+    assert not found

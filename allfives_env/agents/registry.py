@@ -13,11 +13,15 @@ Option values are read as numbers, ``none``, or booleans (``true``/``false``,
 checks its own options. An unknown option names the agent's options.
 
 The built-in agents are named here by module path and imported on first use
-(so naming ``greedy`` never imports torch); :func:`register_agent` adds others.
+(so naming ``greedy`` never imports torch). Agents of higher layers and other
+packages plug in through the entry point group :data:`AGENT_PLUGINS`, each an
+:class:`AgentPlugin` (``openspiel``: the integrations layer's, which the agents
+layer never imports itself); :func:`register_agent` adds others at run time.
 The registry is per process; worker processes are forked and inherit it (with
 the "spawn" start method, register in an imported module).
 """
 
+import functools
 import importlib
 import inspect
 import os
@@ -46,21 +50,30 @@ class AgentEntry:
         return "PATH" if self.takes_path else self.argument
 
 
-#: name -> (module, class, positional argument): imported when first named. The argument is None,
-#: "PATH" (a file that must exist) or another label such as "BOT" (a name the agent checks itself);
-#: either is passed to the class first.
+@dataclass(frozen=True)
+class AgentPlugin:
+    """A named agent's class, imported when the name is first built: ``module`` and ``cls``; ``argument``
+    None, ``"PATH"`` (a file that must exist) or another label such as ``"BOT"`` (a name the agent checks
+    itself), passed to the class first; ``extra``: the pip extra that installs what the module imports,
+    named in the error when it is missing."""
+
+    module: str
+    cls: str
+    argument: str = None
+    extra: str = None
+
+
 BUILTIN_AGENTS = {
-    "random": ("allfives_env.agents.random_agent", "RandomAgent", None),
-    "greedy": ("allfives_env.agents.greedy", "GreedyAgent", None),
-    "heuristic": ("allfives_env.agents.heuristic", "HeuristicAgent", None),
-    "search": ("allfives_env.agents.search", "SearchAgent", None),
-    "champion": ("allfives_env.agents.champion", "ChampionAgent", None),
-    "ppo": ("allfives_env.agents.ppo.agent", "PPOAgent", "PATH"),
-    # named by path, imported only when used: the agents layer never imports integrations itself
-    "openspiel": ("allfives_env.integrations.openspiel", "OpenSpielAgent", "BOT"),
+    "random": AgentPlugin("allfives_env.agents.random_agent", "RandomAgent"),
+    "greedy": AgentPlugin("allfives_env.agents.greedy", "GreedyAgent"),
+    "heuristic": AgentPlugin("allfives_env.agents.heuristic", "HeuristicAgent"),
+    "search": AgentPlugin("allfives_env.agents.search", "SearchAgent"),
+    "champion": AgentPlugin("allfives_env.agents.champion", "ChampionAgent"),
+    "ppo": AgentPlugin("allfives_env.agents.ppo.agent", "PPOAgent", "PATH"),
 }
-#: built-in name -> the extra that installs what it imports (named in the error when it is missing)
-_EXTRAS = {"openspiel": "openspiel"}
+#: The entry point group whose entries (``name = "module:ATTRIBUTE"``, an :class:`AgentPlugin`) add named
+#: agents; a built-in name wins.
+AGENT_PLUGINS = "allfives_env.agents"
 _REGISTERED = {}
 _TRUE_WORDS, _FALSE_WORDS = ("true", "yes"), ("false", "no")
 _LATER_OPTION = re.compile(r":\s*[A-Za-z_]\w*\s*=")  # a value that holds ":key=": a second option after a ':'
@@ -73,24 +86,57 @@ def register_agent(name: str, factory: Callable, takes_path: bool = False, help:
     _REGISTERED[name] = AgentEntry(factory, takes_path, help)
 
 
+@functools.cache
+def plugin_agents() -> dict:
+    """``{name: AgentPlugin}`` of the installed entry points of :data:`AGENT_PLUGINS` (read once per
+    process: they change only with what is installed)."""
+    from importlib.metadata import entry_points
+
+    plugins = {}
+    for point in entry_points(group=AGENT_PLUGINS):
+        plugin = point.load()
+        if not isinstance(plugin, AgentPlugin):
+            raise TypeError(f"entry point {point.name} = {point.value!r} of group {AGENT_PLUGINS!r} is not an "
+                            "AgentPlugin")
+        plugins.setdefault(point.name, plugin)
+    return plugins
+
+
+def _plugin(name):
+    """The :class:`AgentPlugin` of a built-in or plugged-in ``name``, or None."""
+    return BUILTIN_AGENTS.get(name) or plugin_agents().get(name)
+
+
+def _is_named(name) -> bool:
+    return name in _REGISTERED or _plugin(name) is not None
+
+
+def shipped_agent_modules() -> tuple:
+    """The modules (prefixes) whose agents are this package's own players: the agents layer and the
+    package's plugged-in agents (what they raise is a bug to show in full, not an agent's failure)."""
+    plugged = (p.module for p in plugin_agents().values() if p.module.startswith("allfives_env."))
+    return ("allfives_env.agents.", *plugged)
+
+
 def _entry(name) -> AgentEntry:
     if name in _REGISTERED:
         return _REGISTERED[name]
-    module, cls_name, positional = BUILTIN_AGENTS[name]
+    plugin = _plugin(name)
     try:
-        cls = getattr(importlib.import_module(module), cls_name)
+        cls = getattr(importlib.import_module(plugin.module), plugin.cls)
     except ImportError as exc:
-        if name not in _EXTRAS or (exc.name or "allfives_env").startswith("allfives_env"):
+        if plugin.extra is None or (exc.name or "allfives_env").startswith("allfives_env"):
             raise  # not a missing extra: a real error inside the package
         raise ValueError(f"agent {name!r} needs {exc.name!r}, which is not installed; "
-                         f'install it with: pip install -e ".[{_EXTRAS[name]}]"') from None
-    takes_path = positional == "PATH"
+                         f'install it with: pip install -e ".[{plugin.extra}]"') from None
+    takes_path = plugin.argument == "PATH"
     return AgentEntry(cls, takes_path, (cls.__doc__ or "").strip().splitlines()[0],
-                      None if takes_path else positional)
+                      None if takes_path else plugin.argument)
 
 
 def _names() -> list:
-    return list(BUILTIN_AGENTS) + [n for n in _REGISTERED if n not in BUILTIN_AGENTS]
+    named = [*BUILTIN_AGENTS, *plugin_agents()]
+    return list(dict.fromkeys(named)) + [n for n in _REGISTERED if n not in named]
 
 
 def registered_agents() -> dict:
@@ -101,7 +147,7 @@ def registered_agents() -> dict:
         try:
             entries[name] = _entry(name)
         except ValueError:
-            if name in _REGISTERED or name not in _EXTRAS:
+            if name in _REGISTERED or _plugin(name).extra is None:
                 raise
     return entries
 
@@ -113,7 +159,7 @@ def allowed_specs_text() -> str:
 
 def _positional(name):
     """The label of ``name``'s positional argument ("PATH", "BOT") or None, without importing it."""
-    return _REGISTERED[name].positional if name in _REGISTERED else BUILTIN_AGENTS[name][2]
+    return _REGISTERED[name].positional if name in _REGISTERED else _plugin(name).argument
 
 
 def parse_spec(spec: str):
@@ -126,7 +172,7 @@ def parse_spec(spec: str):
         raise ValueError(f"agent spec {spec!r} ends with ':'; write {spec.rstrip(':')!r}, or options after the ':' "
                          "as key=value")
     head, _, rest = spec.partition(":")
-    if head in _REGISTERED or head in BUILTIN_AGENTS:
+    if _is_named(head):
         label = _positional(head)
         path, options = _parse_options(rest, allow_positional=label is not None, spec=spec)
         if label and not path:
@@ -152,7 +198,7 @@ def make_agent(spec, **defaults):
             return spec
         raise ValueError(f"{spec!r} is neither an agent spec nor an agent; allowed: {allowed_specs_text()}")
     name, path, options = parse_spec(spec)
-    if name in _REGISTERED or name in BUILTIN_AGENTS:
+    if _is_named(name):
         entry = _entry(name)
         _refuse_none_words(entry.factory, options, spec)
         options = {**defaults, **options}
@@ -354,7 +400,7 @@ def unnamed_files(spec, num_players) -> dict:
     """``{name: path}`` of the files an agent of ``spec`` reads with ``num_players`` players without the
     spec naming them (the agent class's ``unnamed_files``: the champion's default value file)."""
     name, _, options = parse_spec(spec)
-    if name not in _REGISTERED and name not in BUILTIN_AGENTS:
+    if not _is_named(name):
         return {}
     reads = getattr(_entry(name).factory, "unnamed_files", None)
     return reads(num_players, options) if reads is not None else {}

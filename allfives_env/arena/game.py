@@ -4,7 +4,7 @@ import time
 
 import numpy as np
 
-from ..agents.registry import describe_failure, failure_place
+from ..agents.registry import describe_failure, failure_place, shipped_agent_modules
 from ..rules.actions import check_action_id
 from ..rules.config import RulesConfig
 from ..rules.game import Game
@@ -29,13 +29,9 @@ class AgentError(ValueError):
         return f"{self.who or f'the agent at seat {self.seat}'} {self.detail}{at}"
 
 
-#: Where the shipped players live: what they raise is a bug to show in full, not an agent's failure.
-BUILTIN_AGENT_MODULES = ("allfives_env.agents.", "allfives_env.integrations.openspiel")
-
-
 def is_builtin_agent(agent) -> bool:
     """Whether ``agent`` is one of the shipped players (its failures are the package's bugs)."""
-    return type(agent).__module__.startswith(BUILTIN_AGENT_MODULES)
+    return type(agent).__module__.startswith(shipped_agent_modules())
 
 
 def _failed(seat, call, exc) -> AgentError:
