@@ -20,7 +20,7 @@ import math
 import os
 import sys
 
-from .arena.schedule import MAX_GAMES
+from .arena.schedule import MAX_GAMES, MAX_WORKERS
 from .rules.config import DEFAULT_TARGETS, MAX_TARGET, RulesConfig, is_valid_target
 
 USAGE_ERROR = 2
@@ -57,7 +57,6 @@ class OneLineParser(argparse.ArgumentParser):
         sys.exit(USAGE_ERROR)
 
 
-MAX_WORKERS = 256
 MAX_DELAY = 60.0
 #: GIF frame durations are whole hundredths of a second, at most 655.35 s
 MIN_FRAME_SECONDS, MAX_FRAME_SECONDS = 0.01, 600.0
@@ -107,7 +106,7 @@ def _whole_in(low, high, allowed):
 
 _positive = _whole_in(1, None, "a positive whole number")
 games_arg = _whole_in(1, MAX_GAMES, f"a positive whole number of games up to {MAX_GAMES:,}")
-_workers = _whole_in(1, MAX_WORKERS, f"a positive whole number of worker processes up to {MAX_WORKERS}")
+workers_arg = _whole_in(1, MAX_WORKERS, f"a positive whole number of worker processes up to {MAX_WORKERS}")
 seed_arg = _whole_in(0, None, "a whole number >= 0")
 # the upper end depends on --players: checked with it
 _seat = _whole_in(0, None, "a seat 0..players-1 (0..1 with 2 players, 0..2 with 3, 0..3 with 4)")
@@ -203,7 +202,7 @@ def _add_match_options(p):
     p.add_argument("--games", type=games_arg, default=100,
                    help=f"games to the target, 1..{MAX_GAMES:,} (rounded up to whole rotations; default 100)")
     p.add_argument("--seed", type=seed_arg, default=0, help="seed of the deals and of every agent, >= 0 (default 0)")
-    p.add_argument("--workers", type=_workers, default=1, help=f"worker processes, 1..{MAX_WORKERS} (default 1)")
+    p.add_argument("--workers", type=workers_arg, default=1, help=f"worker processes, 1..{MAX_WORKERS} (default 1)")
     p.add_argument("--target", type=_target, default=None,
                    help=f"points to win, up to {MAX_TARGET:,} (default: the R3 target)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -302,7 +301,7 @@ def add_benchmark(p):
     p.add_argument("--quick", action="store_true", help="the protocol's quick deal set (a smoke run, not for citing)")
     p.add_argument("--opponents", nargs="+", metavar="SPEC",
                    help="score against these instead of the protocol's ladder (the scorecard says partial)")
-    p.add_argument("--workers", type=_workers, default=1, help=f"worker processes, 1..{MAX_WORKERS} (default 1)")
+    p.add_argument("--workers", type=workers_arg, default=1, help=f"worker processes, 1..{MAX_WORKERS} (default 1)")
     p.add_argument("--json", metavar="PATH", help="write the scorecard as JSON")
     p.add_argument("--markdown", metavar="PATH", help="write the scorecard as markdown")
     p.add_argument("--no-progress", action="store_true", help="no progress lines")

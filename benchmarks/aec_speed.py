@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 
-from allfives_env.integrations.run_args import check_run_args
+from allfives_env.integrations.run_args import ScriptHelp, check_run_args
 
 #: Each entry's untimed first run: at least one whole game (a run plays whole games until its time is up).
 WARM_UP_SECONDS = 0.01
@@ -68,12 +68,13 @@ def engine_decisions_per_second(num_players, seconds, seed=0):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=3.0, help="length of one timed run")
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], formatter_class=ScriptHelp)
+    parser.add_argument("--seconds", type=float, default=3.0, help="seconds of one timed run (at least 0.01)")
     parser.add_argument("--repeats", type=int, default=5, help="timed runs per entry (the median is shown)")
     args = parser.parse_args(argv)
     try:
-        check_run_args(args, positive=["seconds", "repeats"])
+        check_run_args(args, positive=["seconds", "repeats"], at_least={"seconds": 0.01},
+                       at_most={"seconds": 3600, "repeats": 1000})
     except ValueError as exc:
         parser.error(str(exc))
 

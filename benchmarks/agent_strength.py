@@ -18,7 +18,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from allfives_env.arena import format_table, run_match  # noqa: E402
 from allfives_env.arena.outputs import write_output  # noqa: E402
-from allfives_env.integrations.run_args import check_run_args  # noqa: E402
+from allfives_env.arena.schedule import MAX_GAMES  # noqa: E402
+from allfives_env.cli import seed_arg, workers_arg  # noqa: E402
+from allfives_env.integrations.run_args import ScriptHelp, check_run_args  # noqa: E402
 from allfives_env.rules import RulesConfig  # noqa: E402
 
 MATCHUPS = [
@@ -37,16 +39,17 @@ MATCHUPS = [
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=ScriptHelp)
     parser.add_argument("--scale", type=float, default=1.0, help="multiply every game count (at least one "
                         "deal's rotations a match)")
-    parser.add_argument("--workers", type=int, default=2, help="processes per match")
-    parser.add_argument("--seed", type=int, default=2024)
+    parser.add_argument("--workers", type=workers_arg, default=2, help="processes per match")
+    parser.add_argument("--seed", type=seed_arg, default=2024, help="the deal seed of every match")
     parser.add_argument("--only", type=int, choices=(2, 3, 4), help="only this player count")
     parser.add_argument("--json", help="write all results here")
     args = parser.parse_args(argv)
     try:  # before the first game
-        check_run_args(args, positive=["scale", "workers"], outputs=["json"])
+        check_run_args(args, positive=["scale", "workers"], outputs=["json"],
+                       at_most={"scale": MAX_GAMES // max(games for _, _, games in MATCHUPS)})
     except ValueError as exc:
         parser.error(str(exc))
     results = []

@@ -29,7 +29,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from allfives_env.arena.outputs import check_can_make_folder  # noqa: E402
-from allfives_env.integrations.run_args import check_run_args  # noqa: E402
+from allfives_env.integrations.run_args import ScriptHelp, check_run_args  # noqa: E402
 from training.run_folder import run_files_in  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -143,7 +143,7 @@ def load_results(path) -> dict:
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0], formatter_class=ScriptHelp)
     p.add_argument("--minutes", type=float, default=10.0, help="training minutes of each recipe")
     p.add_argument("--out", default="runs/baselines", help="folder for the results and each recipe's log "
                    "(relative to the current directory; made if missing)")

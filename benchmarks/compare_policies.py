@@ -26,7 +26,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from allfives_env.arena import check_agents, run_match, wilson_interval  # noqa: E402
 from allfives_env.arena.outputs import write_output  # noqa: E402
-from allfives_env.integrations.run_args import check_run_args  # noqa: E402
+from allfives_env.cli import games_arg, workers_arg  # noqa: E402
+from allfives_env.integrations.run_args import ScriptHelp, check_run_args  # noqa: E402
 from allfives_env.rules import RulesConfig  # noqa: E402
 
 Z95 = 1.959963984540054
@@ -112,14 +113,14 @@ def parse_agents(items) -> dict:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=ScriptHelp)
     p.add_argument("agents", nargs="+", metavar="NAME=SPEC", help="the agents; the first is the reference")
     p.add_argument("--players", type=int, choices=(2, 3, 4), default=4)
     p.add_argument("--opponent", default="greedy", help="the spec of every other side")
     p.add_argument("--seeds", type=int, nargs="+", required=True, help="one deal set per seed")
-    p.add_argument("--games", type=int, default=2000, help="games per seed (rounded up to whole rotations)")
+    p.add_argument("--games", type=games_arg, default=2000, help="games per seed (rounded up to whole rotations)")
     p.add_argument("--target", type=int, default=None, help="points to win (default: the R3 target)")
-    p.add_argument("--workers", type=int, default=1, help="processes per match")
+    p.add_argument("--workers", type=workers_arg, default=1, help="processes per match")
     p.add_argument("--json", metavar="PATH", help="write the results as JSON")
     args = p.parse_args(argv)
     try:

@@ -16,8 +16,9 @@ import time
 import numpy as np
 
 from allfives_env.agents.ppo.features import PolicyInput
-from allfives_env.integrations.run_args import check_run_args
+from allfives_env.integrations.run_args import ScriptHelp, check_run_args
 from allfives_env.vector import VectorAllFives, make_rng_state, random_legal_actions
+from allfives_env.vector.batched import MAX_NUM_ENVS
 
 #: The feature sets the shipped configs use (``lookahead_infer`` costs what ``lookahead`` does).
 FEATURE_SETS = ("reply_control", "lookahead")
@@ -66,14 +67,15 @@ def feature_timer(features, num_players, obs, mask):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], formatter_class=ScriptHelp)
     parser.add_argument("--envs", type=int, default=256, help="games stepped together to collect positions")
     parser.add_argument("--steps", type=int, default=60, help="steps of those games (positions: envs x steps)")
     parser.add_argument("--repeats", type=int, default=7, help="timed runs per entry (the median is shown)")
     parser.add_argument("--players", type=int, nargs="+", default=[2, 3, 4], choices=[2, 3, 4])
     args = parser.parse_args(argv)
     try:
-        check_run_args(args, positive=["envs", "steps", "repeats"])
+        check_run_args(args, positive=["envs", "steps", "repeats"],
+                       at_most={"envs": MAX_NUM_ENVS, "steps": 100_000, "repeats": 1000})
     except ValueError as exc:
         parser.error(str(exc))
     print(f"{'players':>7}  {'input':<14} {'us/position':>11}  {'x env step':>10}")

@@ -37,7 +37,7 @@ from allfives_env.agents.registry import check_spec  # noqa: E402
 from allfives_env.arena import check_agents, run_match  # noqa: E402
 from allfives_env.arena.outputs import write_output  # noqa: E402
 from allfives_env.arena.ratings import refuse_repeated_specs  # noqa: E402
-from allfives_env.integrations.run_args import check_run_args  # noqa: E402
+from allfives_env.integrations.run_args import ScriptHelp, check_run_args  # noqa: E402
 from allfives_env.rules import RulesConfig  # noqa: E402
 from allfives_env.rules.actions import DRAW, slot_of, tile_of  # noqa: E402
 from allfives_env.rules.scoring import points_for_count  # noqa: E402
@@ -199,7 +199,7 @@ def check_opponents(names) -> None:
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=ScriptHelp)
     add_match_arguments(parser, seed=10394, workers=2)
     parser.add_argument("--agents", nargs="+", metavar="SPEC",
                         help="the agents measured (default: the shipped policy, champion, search, heuristic, greedy)")

@@ -28,7 +28,7 @@ from allfives_env.arena import check_agents, format_alpharank, format_nash, form
 from allfives_env.arena.outputs import write_output  # noqa: E402
 from allfives_env.arena.population import alpha_rank, nash_averaging, win_rate_matrix  # noqa: E402
 from allfives_env.arena.ratings import refuse_repeated_specs  # noqa: E402
-from allfives_env.integrations.run_args import check_run_args  # noqa: E402
+from allfives_env.integrations.run_args import ScriptHelp, check_run_args  # noqa: E402
 from allfives_env.rules import RulesConfig  # noqa: E402
 from benchmarks.match_args import add_match_arguments  # noqa: E402
 
@@ -93,7 +93,7 @@ def plot(ratings, path):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=ScriptHelp)
     add_match_arguments(parser, seed=2027, workers=1)
     parser.add_argument("--target", type=float, default=None, help="points to win (default: the R3 target)")
     parser.add_argument("--extra", nargs="*", default=[], metavar="SPEC", help="more agents for every player count")

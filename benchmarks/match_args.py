@@ -1,6 +1,6 @@
 """The options every benchmark of duplicate matches shares: player counts, games per match, deal seed, workers."""
 
-from allfives_env.cli import games_arg, seed_arg
+from allfives_env.cli import games_arg, seed_arg, workers_arg
 
 
 def add_match_arguments(parser, seed, workers):
@@ -9,4 +9,4 @@ def add_match_arguments(parser, seed, workers):
     parser.add_argument("--players", type=int, nargs="+", choices=(2, 3, 4), default=[2, 3, 4])
     parser.add_argument("--games", type=games_arg, default=400, help="games per match (rounded up to whole rotations)")
     parser.add_argument("--seed", type=seed_arg, default=seed, help="the deal seed of every match")
-    parser.add_argument("--workers", type=int, default=workers, help="processes per match")
+    parser.add_argument("--workers", type=workers_arg, default=workers, help="processes per match")

@@ -14,7 +14,8 @@ Two measurements for each env, both against greedy opponents, 2 players by defau
   rollouts and updates, the same hyperparameters: learner decisions per
   second of training.
 
-Reports medians over ``--repeats`` runs of ``--seconds`` each, and the ratio.
+Reports the env side's medians over ``--repeats`` interleaved runs of ``--seconds`` each, the end to
+end rates of one run of ``--learn-seconds`` each, and the ratios.
 
     python benchmarks/sb3_vec_speed.py [--players 2] [--num-envs 256] [--seconds 2] [--repeats 5]
                                        [--learn-seconds 20]
@@ -26,7 +27,8 @@ import time
 
 import numpy as np
 
-from allfives_env.integrations.run_args import check_run_args
+from allfives_env.integrations.run_args import ScriptHelp, check_run_args
+from allfives_env.vector.batched import MAX_NUM_ENVS
 
 
 def vector_env(args):
@@ -78,26 +80,34 @@ def learn_rate(env, seconds, n_steps):
     return model.num_timesteps / (time.perf_counter() - start)
 
 
-def median_of(make, measure, repeats):
-    env = make()
-    measure(env, 0.2)  # warm-up: numba compile or cache load, first resets
-    return statistics.median(measure(env, None) for _ in range(repeats))
+def interleaved_medians(envs, measure, repeats) -> list:
+    """The median rate of each env over ``repeats`` rounds, each round one run of every env (a slower
+    spell of the machine hits them alike)."""
+    for env in envs:
+        measure(env, 0.2)  # warm-up: numba compile or cache load, first resets
+    rates = [[] for _ in envs]
+    for _ in range(repeats):
+        for env, runs in zip(envs, rates):
+            runs.append(measure(env, None))
+    return [statistics.median(runs) for runs in rates]
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=ScriptHelp)
     parser.add_argument("--players", type=int, choices=(2, 3, 4), default=2)
     parser.add_argument("--opponent", default="greedy", help="every other seat: an agent spec with a batched twin "
                         "(random, greedy, heuristic, ppo:PATH)")
     parser.add_argument("--num-envs", type=int, default=256, help="games in the vector env")
     parser.add_argument("--single-envs", type=int, default=8, help="wrapper copies in the DummyVecEnv")
-    parser.add_argument("--seconds", type=float, default=2.0, help="length of one timed env-side run")
+    parser.add_argument("--seconds", type=float, default=2.0, help="seconds of one timed env-side run (at least 0.01)")
     parser.add_argument("--repeats", type=int, default=5, help="timed runs per entry (the median is shown)")
-    parser.add_argument("--learn-seconds", type=float, default=20.0, help="end-to-end MaskablePPO run (0: skip)")
+    parser.add_argument("--learn-seconds", type=float, default=20.0, help="seconds of the end-to-end MaskablePPO run (0: skip)")
     args = parser.parse_args(argv)
     try:
         check_run_args(args, positive=["num_envs", "single_envs", "seconds", "repeats"],
-                       at_least_zero=["learn_seconds"], specs=["opponent"])
+                       at_least_zero=["learn_seconds"], specs=["opponent"], at_least={"seconds": 0.01},
+                       at_most={"num_envs": MAX_NUM_ENVS, "single_envs": 1024, "seconds": 3600, "repeats": 1000,
+                                "learn_seconds": 86400})
         vector_env(args).close()  # an opponent without a batched twin is refused here, in one line
     except ValueError as exc:
         parser.error(str(exc))
@@ -105,10 +115,10 @@ def main(argv=None):
     def env_side(env, seconds):
         return env_side_rate(env, args.seconds if seconds is None else seconds)
 
-    print(f"{args.players} players against {args.opponent}; medians of {args.repeats} runs of {args.seconds} s")
+    print(f"{args.players} players against {args.opponent}; env side: medians of {args.repeats} runs of "
+          f"{args.seconds} s; learn: one run of {args.learn_seconds} s each")
     print(f"{'measure':<12} {'env':<34} {'decisions/s':>12} {'ratio':>7}")
-    vector = median_of(lambda: vector_env(args), env_side, args.repeats)
-    single = median_of(lambda: single_env(args), env_side, args.repeats)
+    vector, single = interleaved_medians([vector_env(args), single_env(args)], env_side, args.repeats)
     print(f"{'env side':<12} {'vector VecEnv B=' + str(args.num_envs):<34} {vector:>12,.0f} {vector / single:>6.1f}x")
     print(f"{'env side':<12} {'DummyVecEnv x' + str(args.single_envs) + ' single wrapper':<34} {single:>12,.0f} "
           f"{1.0:>6.1f}x")

@@ -15,8 +15,8 @@ import time
 
 import numpy as np
 
-from allfives_env.agents.search import SearchAgent
-from allfives_env.integrations.run_args import check_run_args
+from allfives_env.agents.search import MAX_SAMPLES, SearchAgent
+from allfives_env.integrations.run_args import ScriptHelp, check_run_args
 from allfives_env.rules.actions import DRAW
 from allfives_env.rules.config import RulesConfig
 from allfives_env.rules.game import Game
@@ -38,28 +38,33 @@ def positions(config, count, seed):
     return out
 
 
-def time_engine(engine, config, views, samples):
-    agent = SearchAgent(samples=samples, engine=engine)
-    agent.reset(views[0].seat, config, np.random.default_rng(0))
-    agent.action_values(views[0], list(views[0].legal_actions))  # warm-up (numba compiles once)
-    times = []
+def time_engines(engines, config, views, samples) -> list:
+    """The median CPU seconds a decision of each engine over ``views``, the engines taking turns on
+    each position (a slower spell of the machine hits them alike)."""
+    agents = [SearchAgent(samples=samples, engine=engine) for engine in engines]
+    for agent in agents:
+        agent.reset(views[0].seat, config, np.random.default_rng(0))
+        agent.action_values(views[0], list(views[0].legal_actions))  # warm-up (numba compiles once)
+    times = [[] for _ in agents]
     for view in views:
-        agent.seat = view.seat
-        t0 = time.process_time()
-        agent.action_values(view, list(view.legal_actions))
-        times.append(time.process_time() - t0)
-    return statistics.median(times)
+        for agent, spent in zip(agents, times):
+            agent.seat = view.seat
+            t0 = time.process_time()
+            agent.action_values(view, list(view.legal_actions))
+            spent.append(time.process_time() - t0)
+    return [statistics.median(spent) for spent in times]
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0], formatter_class=ScriptHelp)
     p.add_argument("--positions", type=int, default=40, help="decisions timed per player count")
     p.add_argument("--samples", type=int, default=144, help="worlds per decision")
     p.add_argument("--players", type=int, nargs="+", choices=(2, 3, 4), default=[2, 3, 4])
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args(argv)
     try:
-        check_run_args(args, positive=["positions", "samples"])
+        check_run_args(args, positive=["positions", "samples"], seeds=["seed"],
+                       at_most={"positions": 100_000, "samples": MAX_SAMPLES})
     except ValueError as exc:
         p.error(str(exc))
     print(f"search with {args.samples} worlds per decision; median CPU ms per decision over {args.positions} positions")
@@ -67,8 +72,7 @@ def main(argv=None):
     for n in args.players:
         config = RulesConfig(num_players=n)
         views = positions(config, args.positions, args.seed)
-        python = time_engine("python", config, views, args.samples)
-        compiled = time_engine("compiled", config, views, args.samples)
+        python, compiled = time_engines(("python", "compiled"), config, views, args.samples)
         print(f"{n:>7}  {1000 * python:>9.2f}  {1000 * compiled:>9.2f}  {python / compiled:>7.1f}x")
 
 

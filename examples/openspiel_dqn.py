@@ -24,16 +24,19 @@ import time
 import numpy as np
 
 from allfives_env.arena import run_match
+from allfives_env.arena.schedule import MAX_GAMES
 from allfives_env.integrations import PolicyAgent
-from allfives_env.integrations.run_args import check_run_args
+from allfives_env.integrations.run_args import ScriptHelp, check_run_args
 from allfives_env.rules import RulesConfig
 
 #: The fewest decisions between DQN updates that OpenSpiel's DQN runs with (with 2 it fails at its first update).
 MIN_LEARN_EVERY = 3
+#: The transitions OpenSpiel's DQN holds before it learns (``min_buffer_size_to_learn``; at least a batch).
+MIN_BUFFER_TO_LEARN = 1000
 
 
 def parse_args(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0], formatter_class=ScriptHelp)
     p.add_argument("--minutes", type=float, default=10.0, help="training budget (wall clock)")
     p.add_argument("--hidden", type=int, nargs="+", default=[256, 256])
     p.add_argument("--learning-rate", type=float, default=1e-3)
@@ -53,7 +56,11 @@ def parse_args(argv=None):
     try:
         check_run_args(args, positive=["minutes", "batch_size", "buffer", "learn_every", "epsilon_decay", "eval_games",
                                        "learning_rate", "hidden", "reward_scale"],
-                       at_least_zero=["eval_every"], seeds=["seed", "eval_seed"], outputs=["json"])
+                       at_least_zero=["eval_every"], seeds=["seed", "eval_seed"], outputs=["json"],
+                       at_most={"eval_games": MAX_GAMES})
+        if args.buffer < max(MIN_BUFFER_TO_LEARN, args.batch_size):  # else the DQN never takes a step
+            raise ValueError(f"--buffer {args.buffer} is not allowed; allowed: at least {MIN_BUFFER_TO_LEARN:,} and "
+                             f"at least --batch-size ({args.batch_size}): the DQN learns once it holds that many")
         if args.learn_every < MIN_LEARN_EVERY:
             raise ValueError(f"--learn-every must be at least {MIN_LEARN_EVERY} (OpenSpiel's DQN fails below), "
                              f"got {args.learn_every}")
@@ -69,7 +76,7 @@ def make_learner(args, size):
     torch.manual_seed(args.seed)
     return dqn.DQN(0, size, 114, hidden_layers_sizes=list(args.hidden), batch_size=args.batch_size,
                    replay_buffer_capacity=args.buffer, learning_rate=args.learning_rate, learn_every=args.learn_every,
-                   min_buffer_size_to_learn=max(1000, args.batch_size), epsilon_end=0.05,
+                   min_buffer_size_to_learn=max(MIN_BUFFER_TO_LEARN, args.batch_size), epsilon_end=0.05,
                    epsilon_decay_duration=args.epsilon_decay, optimizer_str="adam", loss_str="huber",
                    update_target_network_every=2000, seed=args.seed)
 

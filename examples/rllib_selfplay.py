@@ -22,11 +22,12 @@ import argparse
 import json
 import time
 
-from allfives_env.integrations.run_args import check_run_args
+from allfives_env.arena.schedule import MAX_GAMES
+from allfives_env.integrations.run_args import ScriptHelp, check_run_args
 
 
 def parse_args(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0], formatter_class=ScriptHelp)
     p.add_argument("--players", type=int, choices=(2, 3, 4), default=2)
     p.add_argument("--reward", default="zero_sum", choices=["points", "zero_sum", "win"])
     p.add_argument("--reward-scale", type=float, default=None,
@@ -55,8 +56,11 @@ def parse_args(argv=None):
         check_run_args(args, positive=["iterations", "batch_size", "minibatch_size", "epochs", "eval_games",
                                        "num_cpus", "lr", "hiddens", "reward_scale"],
                        at_least_zero=["minutes", "curve_every", "num_env_runners"], seeds=["seed", "eval_seed"],
-                       specs=["eval_against"],
+                       specs=["eval_against"], players=args.players, at_most={"eval_games": MAX_GAMES},
                        outputs=["json"], new_folders=["checkpoint"])
+        if args.minibatch_size > args.batch_size:  # RLlib's own refusal is a multi-line config error
+            raise ValueError(f"--minibatch-size {args.minibatch_size} is not allowed; allowed: at most --batch-size "
+                             f"({args.batch_size})")
     except ValueError as exc:
         p.error(str(exc))
     return args

@@ -29,19 +29,21 @@ import time
 import numpy as np
 
 from allfives_env.arena import format_table, run_match
+from allfives_env.arena.schedule import MAX_GAMES
 from allfives_env.integrations import PolicyAgent, SingleAgentAllFives
-from allfives_env.integrations.run_args import check_run_args
+from allfives_env.integrations.run_args import ScriptHelp, check_run_args
 from allfives_env.rules import RulesConfig
+from allfives_env.vector.batched import MAX_NUM_ENVS
 
 
 def parse_args(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0], formatter_class=ScriptHelp)
     p.add_argument("--players", type=int, choices=(2, 3, 4), default=2, help="4: the learner plays one seat")
     p.add_argument("--opponent", default="greedy",
                    help="every other seat: random, greedy, heuristic or ppo:PATH (--env single: any arena spec)")
     p.add_argument("--env", choices=["vector", "single"], default="vector", help="the batched VecEnv or one game")
     p.add_argument("--num-envs", type=int, default=256, help="games stepped together (--env vector)")
-    p.add_argument("--timesteps", type=int, default=20_000_000, help="learner decisions to train for at most")
+    p.add_argument("--timesteps", type=int, default=20_000_000, help="learner decisions to train for (SB3 rounds up to whole rollouts of --n-steps per game)")
     p.add_argument("--minutes", type=float, default=15.0, help="wall-clock training budget (0: none)")
     p.add_argument("--n-steps", type=int, default=64, help="rollout length per env per PPO update")
     p.add_argument("--batch-size", type=int, default=2048)
@@ -68,12 +70,27 @@ def parse_args(argv=None):
         check_run_args(args, positive=["num_envs", "timesteps", "n_steps", "batch_size", "n_epochs", "eval_games",
                                        "learning_rate", "net", "reward_scale"],
                        at_least_zero=["minutes", "curve_every", "ent_coef", "win_bonus"], seeds=["seed", "eval_seed"],
-                       specs=["opponent", "eval_against"], outputs=["json", "save"])
+                       specs=["opponent", "eval_against"], outputs=["json", "save"], players=args.players,
+                       at_most={"eval_games": MAX_GAMES, "num_envs": MAX_NUM_ENVS})
+        check_rollout_size(args)
         check_discounts(args)
         check_opponent(args)
     except ValueError as exc:
         p.error(str(exc))
     return args
+
+
+#: The most transitions a rollout may hold: SB3 keeps about 2 kB of each in memory (observation and mask).
+MAX_ROLLOUT = 2_000_000
+
+
+def check_rollout_size(args):
+    """A rollout of ``--n-steps`` per env fits in memory (10 TiB were asked for, and refused by numpy's
+    traceback, before this check)."""
+    envs = args.num_envs if args.env == "vector" else 1
+    if args.n_steps * envs > MAX_ROLLOUT:
+        raise ValueError(f"--n-steps {args.n_steps} x {envs} games = {args.n_steps * envs:,} transitions a rollout; "
+                         f"allowed: at most {MAX_ROLLOUT:,} (about 2 kB each in memory)")
 
 
 def check_discounts(args):

@@ -148,6 +148,24 @@ def test_feature_speed_prints_every_input_per_player_count():
     ("held_out_styles.py", ["--players", "2", "--opponents", "heavy", "heavy"], "'heavy' is in --opponents twice"),
     # one output would overwrite the other
     ("ladder.py", ["--players", "2", "--json", "{tmp}/x", "--markdown", "{tmp}/x"], "name the same file"),
+    # 100,000 workers started 2,000 processes; an output replaced the module of a module:Class agent
+    ("compare_policies.py", ["a=greedy", "--players", "2", "--seeds", "1", "--workers", "100000"],
+     "--workers: 100000 is not allowed; allowed: a positive whole number of worker processes up to 256"),
+    ("ladder.py", ["--players", "2", "--workers", "257"], "worker processes up to 256"),
+    ("ladder.py", ["--players", "2", "--extra", "benchmarks.held_out_styles:Blocker", "--json",
+                   "benchmarks/held_out_styles.py"], "is the file that agent 'benchmarks.held_out_styles:Blocker' reads"),
+    # a budget too short to measure divided by zero; endless or huge ones ran on; out-of-range ones ended in
+    # tracebacks, one after all the other timings
+    ("aec_speed.py", ["--seconds", "1e-9"], "--seconds 1e-09 is not allowed; allowed: at least 0.01"),
+    ("aec_speed.py", ["--seconds", "inf"], "--seconds must be a finite number, got inf"),
+    ("aec_speed.py", ["--repeats", "100000000000"], "--repeats 100000000000 is not allowed; allowed: at most 1,000"),
+    ("vector_speed.py", ["--sizes", "8", "2000000"], "--sizes 2000000 is not allowed; allowed: at most 1,000,000"),
+    ("sb3_vec_speed.py", ["--learn-seconds", "inf"], "--learn-seconds must be a finite number, got inf"),
+    ("search_speed.py", ["--seed", "-1"], "--seed -1 is not allowed; allowed: a whole number >= 0"),
+    ("search_speed.py", ["--samples", "1000000000"], "--samples 1000000000 is not allowed; allowed: at most 100,000"),
+    ("feature_speed.py", ["--envs", "2000000"], "--envs 2000000 is not allowed; allowed: at most 1,000,000"),
+    ("agent_strength.py", ["--scale", "inf"], "--scale must be a finite number, got inf"),
+    ("agent_strength.py", ["--seed", "-1"], "argument --seed: -1 is not allowed; allowed: a whole number >= 0"),
     ("held_out_styles.py", ["--players", "2", "--json", "{tmp}/x", "--markdown", "{tmp}/x"], "name the same file"),
 ])
 def test_bad_arguments_are_refused_in_one_line_before_any_work(script, args, message, tmp_path, capsys):

@@ -507,3 +507,18 @@ def test_a_missing_module_that_no_extra_installs_is_not_hidden(capsys, monkeypat
     monkeypatch.setitem(cli.SUBCOMMANDS, "eval", (add, broken, help_text))
     with pytest.raises(ModuleNotFoundError):
         main(["eval", "--players", "2", *AGENTS, "--games", "1"])
+
+
+def test_an_output_over_python_source_is_refused_and_the_source_kept(capsys, no_work, tmp_path, monkeypatch):
+    """--json over the module of a module:Class agent (or any .py, such as the script being run) replaced
+    the code with the results (status 0), where policy files were refused."""
+    (tmp_path / "my_bots.py").write_text("from allfives_env.agents.greedy import GreedyAgent as Bot\n")
+    (tmp_path / "notes.py").write_text("# a script\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for output, words in [("my_bots.py", "is the file that agent 'my_bots:Bot' reads"),
+                          ("notes.py", "is Python source (.py: an agent's or a script's code)")]:
+        target = tmp_path / output
+        before = target.read_text()
+        line = assert_one_line_error(*run_cli(capsys, "eval", "--players", "2", "--agents", "my_bots:Bot", "random",
+                                              "--games", "2", "--json", str(target)), words, "is kept)")
+        assert str(target) in line and target.read_text() == before

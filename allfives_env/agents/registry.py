@@ -23,6 +23,7 @@ the "spawn" start method, register in an imported module).
 
 import functools
 import importlib
+import importlib.util
 import inspect
 import os
 import re
@@ -385,15 +386,27 @@ _PACKAGE = Path(__file__).resolve().parents[1]
 
 
 def spec_files(spec) -> list:
-    """The files an agent spec reads, as the agents find them: its path (``ppo:PATH``) and any option
-    value that names an existing file (``champion:value=PATH``). An output path must not be one of
-    them (writing results there would destroy the agent). A spec that does not parse reads none."""
+    """The files an agent spec reads, as the agents find them: its path (``ppo:PATH``), any option
+    value that names an existing file (``champion:value=PATH``) and a ``module:Class``'s module source. An
+    output path must not be one of them (writing results there would destroy the agent). A spec that
+    does not parse reads none."""
     try:
-        _, path, options = parse_spec(spec)
+        name, path, options = parse_spec(spec)
     except ValueError:
         return []
     named = [resolve_policy_path(text) for text in (path, *options.values()) if isinstance(text, str) and text]
-    return [found for found in named if os.path.isfile(found)]
+    if ":" in name:  # module:Class
+        named.append(module_source(name.partition(":")[0]))
+    return [found for found in named if found and os.path.isfile(found)]
+
+
+def module_source(module):
+    """The source file of an importable ``module`` (importing at most its parent packages), or None."""
+    try:
+        found = importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        return None
+    return found.origin if found is not None and found.has_location else None
 
 
 def unnamed_files(spec, num_players) -> dict:

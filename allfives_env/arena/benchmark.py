@@ -42,7 +42,6 @@ The protocol (documented for citation on the docs' Benchmark page):
 """
 
 import hashlib
-import importlib.util
 import math
 import os
 import subprocess
@@ -50,7 +49,7 @@ import subprocess
 import numpy as np
 
 from ..agents.batched import check_batched_spec
-from ..agents.registry import parse_spec, resolve_policy_path, shipped_file, unnamed_files
+from ..agents.registry import module_source, parse_spec, resolve_policy_path, shipped_file, unnamed_files
 from ..rules.config import RulesConfig
 from .batched import batched_match
 from .deals import hand_deal
@@ -327,18 +326,10 @@ def candidate_files(spec, num_players=None) -> dict:
         found.update(unnamed_files(spec, num_players))
     if ":" in name:  # module:Class: that module's source file, named by the module (no machine's path)
         module = name.partition(":")[0]
-        source = _module_source(module)
+        source = module_source(module)
         if source:
             found[module] = source
     return {name: _file_sha256(path) for name, path in found.items() if os.path.isfile(path)}
-
-
-def _module_source(module):
-    try:
-        found = importlib.util.find_spec(module)
-    except (ImportError, ValueError):
-        return None
-    return found.origin if found is not None and found.has_location else None
 
 
 def _file_sha256(path) -> str:

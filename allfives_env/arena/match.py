@@ -14,10 +14,12 @@ import numpy as np
 from ..agents.registry import describe_failure, make_agent
 from ..env.options import check_count, check_seed
 from ..rules.config import RulesConfig
+from ..rules.game import Game
 from ..rules.record import write_records
+from ..rules.view import player_view
 from .game import AgentError, is_builtin_agent, play_game, seat_agent
 from .outputs import check_not_an_input, check_output_file
-from .schedule import MAX_GAMES, agent_seeds, deal_seed, num_deals, rotations, seat_agents
+from .schedule import MAX_GAMES, MAX_WORKERS, agent_seeds, deal_seed, num_deals, rotations, seat_agents
 from .stats import GameResult, MatchResult
 
 
@@ -88,7 +90,7 @@ def _check_match(config, specs, games, workers):
         raise ValueError(f"specs={specs!r} is not allowed; allowed: a list of {config.num_sides} agent specs or "
                          f"agents (one per {'partnership' if config.num_players == 4 else 'player'})")
     check_count("games", games, maximum=MAX_GAMES)
-    check_count("workers", workers)
+    check_count("workers", workers, maximum=MAX_WORKERS)
     objects = [spec for spec in specs if not isinstance(spec, str)]
     if workers > 1:
         _check_picklable(objects, workers)
@@ -105,7 +107,8 @@ def _check_match(config, specs, games, workers):
 def check_agents(config: RulesConfig, specs) -> None:
     """A ``ValueError`` now, before any game, for a spec that cannot be built or cannot sit at a game of
     ``config`` (e.g. a policy trained for another player count): each spec is built and seated once. Agent
-    objects are only checked to be agents (seating one would change its state)."""
+    objects are only checked to be agents (seating one would change its state). A shipped agent also
+    makes one decision on a throwaway deal (:func:`_warm_up`)."""
     for spec in specs:
         agent = make_agent(spec)
         if not isinstance(spec, str):
@@ -119,6 +122,19 @@ def check_agents(config: RulesConfig, specs) -> None:
             if isinstance(failure, ValueError) and spec in str(failure):
                 raise ValueError(" ".join(str(failure).split())) from None
             raise ValueError(f"agent {spec!r} {exc.detail}" + (f" (at {exc.place})" if exc.place else "")) from None
+        if is_builtin_agent(agent):
+            _warm_up(agent, config)
+
+
+def _warm_up(agent, config):
+    """One decision of ``agent`` (a throwaway one) at the lead of a throwaway deal: the first call of its
+    compiled kernels compiles them, or loads them from numba's cache (seconds in a fresh checkout), and
+    that is then not counted as CPU time of the match's games."""
+    game = Game(config)
+    game.start_game(np.random.default_rng(0))
+    seat_agent(agent, game.to_move, config, np.random.default_rng(0))
+    view = player_view(game, game.to_move)
+    agent.act(view, view.legal_actions)
 
 
 def _check_picklable(agents, workers):

@@ -42,8 +42,9 @@ def check_output_file(path, option="path", example="out.json") -> str:
 
 def check_not_an_input(path, option, specs) -> None:
     """A ``ValueError`` if the output ``path`` (given as ``option``) is a file one of the agent ``specs``
-    reads (a policy file, ``champion:value=PATH``), any file the package ships (``champion`` reads its
-    value files without naming them), any existing ``.pt`` file, or a training run's file (:data:`RUN_FILES`
+    reads (a policy file, ``champion:value=PATH``, a ``module:Class``'s source), any file the package ships
+    (``champion`` reads its value files without naming them), any existing ``.pt`` or ``.py`` file, or a
+    training run's file (:data:`RUN_FILES`
     in a folder holding ``latest.pt``, written yet or not): the results would replace an agent or a run.
     The path is judged where it leads: a link to such a file is refused as the file is."""
     from ..agents.registry import shipped_file, spec_files
@@ -67,6 +68,9 @@ def check_not_an_input(path, option, specs) -> None:
     if os.path.isfile(real) and real.endswith(".pt"):
         raise ValueError(f"{option} {path} is a policy or training checkpoint (.pt: agents play it, a run resumes "
                          "from it); give another path (the file is kept)")
+    if os.path.isfile(real) and real.endswith(".py"):
+        raise ValueError(f"{option} {path} is Python source (.py: an agent's or a script's code); give another "
+                         "path (the file is kept)")
 
 
 def check_outputs(outputs, inputs=()) -> None:

@@ -17,6 +17,8 @@ from ..rules.config import RulesConfig
 
 #: The most games a match may ask for: its schedule is built before the first game, in memory.
 MAX_GAMES = 1_000_000
+#: The most worker processes a match may start.
+MAX_WORKERS = 256
 
 
 def num_deals(games: int, num_sides: int) -> int:

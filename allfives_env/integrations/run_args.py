@@ -6,10 +6,29 @@ end; a count that makes no sense, an agent spec that cannot be built or an
 output that cannot be written is refused first, in one line.
 """
 
+import argparse
+import copy
+import math
 import os
 
 from ..agents.registry import check_spec
 from ..arena.outputs import check_output_folder, check_outputs
+
+
+class ScriptHelp(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
+    """``--help`` of the example and benchmark scripts: the description's own line breaks, and every
+    option's default, also for an option without help text."""
+
+    def _format_action(self, action):
+        if action.help is None and action.option_strings and action.default not in (None, argparse.SUPPRESS):
+            action = copy.copy(action)
+            action.help = "(default: %(default)s)"
+        return super()._format_action(action)
+
+    def _get_help_string(self, action):
+        if "default" in (action.help or ""):  # the help gives its default in its own words
+            return action.help
+        return super()._get_help_string(action)
 
 
 def image_suffixes() -> tuple:
@@ -30,11 +49,19 @@ def _option(name: str) -> str:
     return "--" + name.replace("_", "-")
 
 
+def _check_finite(name, value):
+    if not math.isfinite(value):  # an endless budget or count: the run would never end
+        raise ValueError(f"{_option(name)} must be a finite number, got {value}")
+
+
 def check_run_args(args, positive=(), at_least_zero=(), seeds=(), specs=(), outputs=(), images=(), new_folders=(),
-                   inputs=()) -> None:
+                   inputs=(), at_least=(), at_most=(), players=None) -> None:
     """A ``ValueError`` naming the first bad value among ``args``' attributes: ``positive`` numbers (> 0)
-    and ``at_least_zero`` numbers (each value, for a list option), ``seeds`` (>= 0), agent ``specs`` (a spec or a list of
-    them), output files (``outputs``, and ``images``: plots, one of :func:`image_suffixes`; all
+    and ``at_least_zero`` numbers (each value, for a list option; both finite), ``at_least`` and ``at_most``
+    (``{name: bound}``: a timed run too short to measure; a count that would exhaust the machine or run
+    for days), ``seeds`` (>= 0), agent
+    ``specs`` (a spec or a list of them; with ``players``, each built and seated for a game of that many
+    players), output files (``outputs``, and ``images``: plots, one of :func:`image_suffixes`; all
     distinct, none a file that the ``specs``, the further specs ``inputs`` or the package's agents
     read) and folders a library will create (``new_folders``: their parent must be writable). ``None``
     (an option not given) passes."""
@@ -42,10 +69,20 @@ def check_run_args(args, positive=(), at_least_zero=(), seeds=(), specs=(), outp
         for value in _values(getattr(args, name)):
             if not value > 0:
                 raise ValueError(f"{_option(name)} must be positive, got {value}")
+            _check_finite(name, value)
     for name in at_least_zero:
         for value in _values(getattr(args, name)):
             if not value >= 0:
                 raise ValueError(f"{_option(name)} must be at least 0 (0: none), got {value}")
+            _check_finite(name, value)
+    for name, minimum in dict(at_least).items():
+        for value in _values(getattr(args, name)):
+            if value < minimum:
+                raise ValueError(f"{_option(name)} {value} is not allowed; allowed: at least {minimum:,}")
+    for name, maximum in dict(at_most).items():
+        for value in _values(getattr(args, name)):
+            if value > maximum:
+                raise ValueError(f"{_option(name)} {value} is not allowed; allowed: at most {maximum:,}")
     for name in seeds:
         value = getattr(args, name)
         if value is not None and not value >= 0:
@@ -56,6 +93,11 @@ def check_run_args(args, positive=(), at_least_zero=(), seeds=(), specs=(), outp
         for spec in [value] if isinstance(value, str) else value or ():
             check_spec(spec)
             read.append(spec)
+    if players is not None and len(read) > len(inputs):  # before any training, not at its end
+        from ..arena.match import check_agents
+        from ..rules.config import RulesConfig
+
+        check_agents(RulesConfig(num_players=players), read[len(inputs):])
     for name in images:
         path = getattr(args, name)
         if path is not None and not str(path).lower().endswith(image_suffixes()):
@@ -66,4 +108,6 @@ def check_run_args(args, positive=(), at_least_zero=(), seeds=(), specs=(), outp
     for name in new_folders:
         folder = getattr(args, name)
         if folder is not None:
+            if os.path.exists(folder) and not os.path.isdir(folder):  # the library fails on it after the work
+                raise ValueError(f"{_option(name)} {folder} is a file, not a folder; give a folder's path")
             check_output_folder(os.path.dirname(os.path.abspath(folder)), f"{_option(name)} {folder}")

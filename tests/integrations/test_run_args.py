@@ -87,11 +87,25 @@ def test_each_value_of_a_list_option_is_checked():
     ("openspiel_dqn.py", ["--learning-rate", "0"], "--learning-rate must be positive, got 0.0"),
     ("rllib_selfplay.py", ["--hiddens", "0"], "--hiddens must be positive, got 0"),
     ("rllib_selfplay.py", ["--eval-seed", "-1"], "--eval-seed -1 is not allowed; allowed: a whole number >= 0"),
+    # each was found only after the training, or trained on without a word
+    ("sb3_maskable_ppo.py", ["--eval-games", "2000000"], "--eval-games 2000000 is not allowed; allowed: at most 1,000,000"),
+    ("sb3_maskable_ppo.py", ["--players", "2", "--eval-against", "ppo:checkpoints/ppo_4p.pt"],
+     "was trained for 4 players; this game has 2"),
+    ("sb3_maskable_ppo.py", ["--n-steps", "100000000"], "transitions a rollout; allowed: at most 2,000,000"),
+    ("sb3_maskable_ppo.py", ["--minutes", "inf"], "--minutes must be a finite number, got inf"),
+    ("openspiel_dqn.py", ["--buffer", "10"], "--buffer 10 is not allowed; allowed: at least 1,000 and at least"),
+    ("openspiel_dqn.py", ["--eval-games", "2000000"], "allowed: at most 1,000,000"),
+    ("rllib_selfplay.py", ["--checkpoint", "{file}"], "is a file, not a folder; give a folder's path"),
+    ("rllib_selfplay.py", ["--minibatch-size", "10000", "--batch-size", "200"],
+     "--minibatch-size 10000 is not allowed; allowed: at most --batch-size (200)"),
+    ("rllib_selfplay.py", ["--players", "3", "--eval-against", "ppo:checkpoints/ppo_2p.pt"],
+     "was trained for 2 players; this game has 3"),
 ])
-def test_the_examples_refuse_bad_arguments_in_one_line(script, args, message, capsys):
+def test_the_examples_refuse_bad_arguments_in_one_line(script, args, message, capsys, tmp_path):
     """--learn-every 2 crashed inside OpenSpiel after the first evaluation (about 25 s in); --players 5 started
     Ray and ended in a 68-line traceback."""
     example = load_script(f"examples/{script}")
+    (tmp_path / "file").write_text("not a folder")
     with pytest.raises(SystemExit) as exit_info:
-        example.parse_args(args)
+        example.parse_args([arg.format(file=tmp_path / "file") for arg in args])
     assert exit_info.value.code == 2 and message in capsys.readouterr().err.strip().splitlines()[-1]
