@@ -19,6 +19,9 @@ loading it from the cache).
     python benchmarks/vector_speed.py [--sizes 1024 65536] [--players 2] [--seconds 2] [--repeats 5]
                                       [--parallel both|on|off]
 
+Every entry's env is kept for the whole run (its repeats are interleaved with the others'), so the
+memory is the sum over ``--sizes`` (and both ``--parallel`` modes), about 2.6 kB a game.
+
 The threaded runs need idle cores: on a shared, busy machine (check ``uptime``)
 they measure the other load more than the env.
 """
@@ -130,6 +133,7 @@ def main(argv=None):
               f"CPU {cpu_ns:.0f} ns/decision; "
               f"{venv.memory_bytes() / size:,.0f} bytes/game "
               f"(runs: {', '.join(f'{r:,.0f}' for r, _ in entry.runs)})")
+
 
 if __name__ == "__main__":
     main()

@@ -43,7 +43,8 @@ def parse_args(argv=None):
                    help="every other seat: random, greedy, heuristic or ppo:PATH (--env single: any arena spec)")
     p.add_argument("--env", choices=["vector", "single"], default="vector", help="the batched VecEnv or one game")
     p.add_argument("--num-envs", type=int, default=256, help="games stepped together (--env vector)")
-    p.add_argument("--timesteps", type=int, default=20_000_000, help="learner decisions to train for (SB3 rounds up to whole rollouts of --n-steps per game)")
+    p.add_argument("--timesteps", type=int, default=20_000_000,
+                   help="learner decisions to train for (SB3 rounds up to whole rollouts of --n-steps per game)")
     p.add_argument("--minutes", type=float, default=15.0, help="wall-clock training budget (0: none)")
     p.add_argument("--n-steps", type=int, default=64, help="rollout length per env per PPO update")
     p.add_argument("--batch-size", type=int, default=2048)
@@ -85,8 +86,7 @@ MAX_ROLLOUT = 2_000_000
 
 
 def check_rollout_size(args):
-    """A rollout of ``--n-steps`` per env fits in memory (10 TiB were asked for, and refused by numpy's
-    traceback, before this check)."""
+    """A ``ValueError`` unless a rollout of ``--n-steps`` per game fits in memory (:data:`MAX_ROLLOUT`)."""
     envs = args.num_envs if args.env == "vector" else 1
     if args.n_steps * envs > MAX_ROLLOUT:
         raise ValueError(f"--n-steps {args.n_steps} x {envs} games = {args.n_steps * envs:,} transitions a rollout; "

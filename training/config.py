@@ -21,7 +21,7 @@ import yaml
 from allfives_env.agents.batched import check_batched_spec
 from allfives_env.agents.ppo.features import FEATURES
 from allfives_env.agents.registry import check_spec
-from allfives_env.cli import MAX_WORKERS
+from allfives_env.arena.schedule import MAX_WORKERS
 from allfives_env.rules.config import MAX_TARGET, RulesConfig, is_valid_target
 from allfives_env.vector.batched import MAX_NUM_ENVS
 

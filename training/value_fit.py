@@ -39,7 +39,8 @@ from allfives_env.agents.ppo.network import masked_logits
 from allfives_env.agents.registry import make_agent, resolve_policy_path
 from allfives_env.arena.deals import deal_hand
 from allfives_env.arena.game import agent_rng, choose_action
-from allfives_env.cli import MAX_WORKERS, OneLineParser
+from allfives_env.arena.schedule import MAX_WORKERS
+from allfives_env.cli import OneLineParser
 from allfives_env.env.rewards import side_outcomes, side_rewards
 from allfives_env.rules.actions import DRAW, NUM_ACTIONS
 from allfives_env.rules.config import RulesConfig

@@ -37,6 +37,9 @@ class BaseAgent:
     """Convenience base: stores seat, config and rng on :meth:`reset`."""
 
     name = "agent"
+    #: Whether the agent's first decision compiles numba kernels (or loads them from the cache): the
+    #: arena then warms it up before timing its games.
+    compiles_on_first_call = False
 
     def __init__(self):
         self.seat, self.config, self.rng = 0, None, None

@@ -88,35 +88,42 @@ def register_agent(name: str, factory: Callable, takes_path: bool = False, help:
 
 
 @functools.cache
-def plugin_agents() -> dict:
-    """``{name: AgentPlugin}`` of the installed entry points of :data:`AGENT_PLUGINS` (read once per
-    process: they change only with what is installed)."""
+def plugin_points() -> dict:
+    """``{name: EntryPoint}`` of the installed entry points of :data:`AGENT_PLUGINS`, the first of a name
+    (package metadata only: nothing is imported; read once per process, as it changes only with what is
+    installed)."""
     from importlib.metadata import entry_points
 
-    plugins = {}
+    points = {}
     for point in entry_points(group=AGENT_PLUGINS):
+        points.setdefault(point.name, point)
+    return points
+
+
+@functools.cache
+def _loaded_plugin(name) -> AgentPlugin:
+    """The :class:`AgentPlugin` of the entry point ``name``, loaded when a spec first names it; a plugin
+    that cannot be loaded fails those specs alone, in one line."""
+    point = plugin_points()[name]
+    try:
         plugin = point.load()
-        if not isinstance(plugin, AgentPlugin):
-            raise TypeError(f"entry point {point.name} = {point.value!r} of group {AGENT_PLUGINS!r} is not an "
-                            "AgentPlugin")
-        plugins.setdefault(point.name, plugin)
-    return plugins
+    except Exception as exc:  # a plugin is another package's code: whatever it raises is its failure
+        raise ValueError(f"agent {name!r}: its plugin ({point.value!r}, entry point group {AGENT_PLUGINS!r}) "
+                         f"cannot be loaded ({describe_failure(exc, where=False)}); reinstall or remove the "
+                         "package that installs it") from None
+    if not isinstance(plugin, AgentPlugin):
+        raise ValueError(f"agent {name!r}: its plugin ({point.value!r}, entry point group {AGENT_PLUGINS!r}) is "
+                         f"a {type(plugin).__name__}, not an AgentPlugin")
+    return plugin
 
 
 def _plugin(name):
-    """The :class:`AgentPlugin` of a built-in or plugged-in ``name``, or None."""
-    return BUILTIN_AGENTS.get(name) or plugin_agents().get(name)
+    """The :class:`AgentPlugin` of a built-in or plugged-in ``name`` (a built-in name wins)."""
+    return BUILTIN_AGENTS[name] if name in BUILTIN_AGENTS else _loaded_plugin(name)
 
 
 def _is_named(name) -> bool:
-    return name in _REGISTERED or _plugin(name) is not None
-
-
-def shipped_agent_modules() -> tuple:
-    """The modules (prefixes) whose agents are this package's own players: the agents layer and the
-    package's plugged-in agents (what they raise is a bug to show in full, not an agent's failure)."""
-    plugged = (p.module for p in plugin_agents().values() if p.module.startswith("allfives_env."))
-    return ("allfives_env.agents.", *plugged)
+    return name in _REGISTERED or name in BUILTIN_AGENTS or name in plugin_points()
 
 
 def _entry(name) -> AgentEntry:
@@ -136,19 +143,19 @@ def _entry(name) -> AgentEntry:
 
 
 def _names() -> list:
-    named = [*BUILTIN_AGENTS, *plugin_agents()]
-    return list(dict.fromkeys(named)) + [n for n in _REGISTERED if n not in named]
+    named = [*BUILTIN_AGENTS, *(name for name in plugin_points() if name not in BUILTIN_AGENTS)]
+    return named + [n for n in _REGISTERED if n not in named]
 
 
 def registered_agents() -> dict:
-    """``{name: AgentEntry}`` of every named agent (built-in ones imported now; one whose
-    optional extra is not installed, such as ``openspiel``, is left out)."""
+    """``{name: AgentEntry}`` of every named agent (imported now; a plugged-in one that cannot be, such as
+    ``openspiel`` without its extra, is left out)."""
     entries = {}
     for name in _names():
         try:
             entries[name] = _entry(name)
         except ValueError:
-            if name in _REGISTERED or _plugin(name).extra is None:
+            if name in _REGISTERED or name in BUILTIN_AGENTS:
                 raise
     return entries
 
@@ -159,8 +166,14 @@ def allowed_specs_text() -> str:
 
 
 def _positional(name):
-    """The label of ``name``'s positional argument ("PATH", "BOT") or None, without importing it."""
-    return _REGISTERED[name].positional if name in _REGISTERED else _plugin(name).argument
+    """The label of ``name``'s positional argument ("PATH", "BOT") or None, without importing its class
+    (a plugin that cannot be loaded is listed by its name alone)."""
+    if name in _REGISTERED:
+        return _REGISTERED[name].positional
+    try:
+        return _plugin(name).argument
+    except ValueError:
+        return None
 
 
 def parse_spec(spec: str):
@@ -248,8 +261,8 @@ def _user_class(name, spec, options):
         if not _is_missing(exc, module_name):  # the module is there; an import inside it failed
             raise ValueError(f"agent spec {spec!r}: importing {module_name!r} failed: {describe_failure(exc)}") \
                 from exc
-        raise ValueError(f"unknown agent spec {spec!r}: cannot import module {module_name!r} ({exc}){_path_hint(exc)}; "
-                         f"allowed: {allowed_specs_text()}") from None
+        raise ValueError(f"unknown agent spec {spec!r}: cannot import module {module_name!r} ({exc}){_path_hint(exc)}"
+                         f"{_plugin_hint()}; allowed: {allowed_specs_text()}") from None
     except Exception as exc:  # the module's own code failed (a SyntaxError, an error at import time)
         raise ValueError(f"agent spec {spec!r}: importing {module_name!r} failed: {describe_failure(exc)}") from exc
     cls = getattr(module, cls_name, None)
@@ -270,6 +283,15 @@ def _is_missing(exc, module_name) -> bool:
     missing = getattr(exc, "name", None)
     parts = module_name.split(".")
     return isinstance(exc, ModuleNotFoundError) and missing in {".".join(parts[:i]) for i in range(1, len(parts) + 1)}
+
+
+def _plugin_hint() -> str:
+    """Why a plugged-in name may be missing: an install without this package's entry points (made before
+    they were added) lacks the plugged-in agents."""
+    if plugin_points():
+        return ""
+    return ("; no agent plugins are installed (openspiel:BOT is one): re-run pip install -e . in the "
+            "source checkout")
 
 
 def _path_hint(exc) -> str:

@@ -71,6 +71,10 @@ class SearchAgent(BaseAgent):
     #: Options whose ``none`` in a spec would read as the default, not "off": refused there (registry).
     spec_refuses_none = {"engine": "'python' or 'compiled'"}
 
+    @property
+    def compiles_on_first_call(self):
+        return self.engine == "compiled"
+
     def __init__(self, samples=None, depth=None, time_ms=None, min_samples=None, win_value=100.0, prior_weight=1.0,
                  engine=None, infer=None, rollout="greedy"):
         super().__init__()

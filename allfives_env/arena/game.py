@@ -4,7 +4,7 @@ import time
 
 import numpy as np
 
-from ..agents.registry import describe_failure, failure_place, shipped_agent_modules
+from ..agents.registry import describe_failure, failure_place
 from ..rules.actions import check_action_id
 from ..rules.config import RulesConfig
 from ..rules.game import Game
@@ -30,8 +30,11 @@ class AgentError(ValueError):
 
 
 def is_builtin_agent(agent) -> bool:
-    """Whether ``agent`` is one of the shipped players (its failures are the package's bugs)."""
-    return type(agent).__module__.startswith(shipped_agent_modules())
+    """Whether ``agent`` is one of the shipped players (its failures are the package's bugs): a class of
+    the agents layer, or one that says so in its own class body (``shipped_player = True``, not inherited
+    by a user's subclass: the integrations layer's openspiel agent)."""
+    cls = type(agent)
+    return cls.__module__.startswith("allfives_env.agents.") or cls.__dict__.get("shipped_player", False)
 
 
 def _failed(seat, call, exc) -> AgentError:

@@ -107,8 +107,8 @@ def _check_match(config, specs, games, workers):
 def check_agents(config: RulesConfig, specs) -> None:
     """A ``ValueError`` now, before any game, for a spec that cannot be built or cannot sit at a game of
     ``config`` (e.g. a policy trained for another player count): each spec is built and seated once. Agent
-    objects are only checked to be agents (seating one would change its state). A shipped agent also
-    makes one decision on a throwaway deal (:func:`_warm_up`)."""
+    objects are only checked to be agents (seating one would change its state). A shipped agent whose first
+    decision compiles kernels also makes one on a throwaway deal (:func:`_warm_up`)."""
     for spec in specs:
         agent = make_agent(spec)
         if not isinstance(spec, str):
@@ -122,14 +122,15 @@ def check_agents(config: RulesConfig, specs) -> None:
             if isinstance(failure, ValueError) and spec in str(failure):
                 raise ValueError(" ".join(str(failure).split())) from None
             raise ValueError(f"agent {spec!r} {exc.detail}" + (f" (at {exc.place})" if exc.place else "")) from None
-        if is_builtin_agent(agent):
+        if is_builtin_agent(agent) and agent.compiles_on_first_call:
             _warm_up(agent, config)
 
 
 def _warm_up(agent, config):
     """One decision of ``agent`` (a throwaway one) at the lead of a throwaway deal: the first call of its
     compiled kernels compiles them, or loads them from numba's cache (seconds in a fresh checkout), and
-    that is then not counted as CPU time of the match's games."""
+    that is then not counted as CPU time of the match's games played here or in forked workers (workers
+    started with "spawn" load the kernels again, from the cache)."""
     game = Game(config)
     game.start_game(np.random.default_rng(0))
     seat_agent(agent, game.to_move, config, np.random.default_rng(0))

@@ -666,6 +666,7 @@ class OpenSpielAgent(BaseAgent):
     """
 
     name = "openspiel"
+    shipped_player = True  # its failures are the package's bugs, shown in full (arena.game.is_builtin_agent)
 
     def __init__(self, bot="ismcts", simulations=100, uct_c=2.0, rollouts=1, episode="hand", reward="zero_sum",
                  reward_scale=0.02):

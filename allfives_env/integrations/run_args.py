@@ -16,19 +16,25 @@ from ..arena.outputs import check_output_folder, check_outputs
 
 
 class ScriptHelp(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
-    """``--help`` of the example and benchmark scripts: the description's own line breaks, and every
-    option's default, also for an option without help text."""
+    """``--help`` of the example and benchmark scripts: the description's own line breaks, and each
+    option's default where it has one worth showing (not None, not a flag's False), also for an option
+    without help text."""
 
     def _format_action(self, action):
-        if action.help is None and action.option_strings and action.default not in (None, argparse.SUPPRESS):
+        if action.help is None and action.option_strings and _shows_default(action):
             action = copy.copy(action)
             action.help = "(default: %(default)s)"
         return super()._format_action(action)
 
     def _get_help_string(self, action):
-        if "default" in (action.help or ""):  # the help gives its default in its own words
+        if not _shows_default(action) or "(default" in (action.help or ""):  # or it says it in its own words
             return action.help
         return super()._get_help_string(action)
+
+
+def _shows_default(action) -> bool:
+    return (action.default not in (None, argparse.SUPPRESS) and not isinstance(action.default, bool)
+            and not action.required)
 
 
 def image_suffixes() -> tuple:

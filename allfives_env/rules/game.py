@@ -40,6 +40,7 @@ from .tiles import (
 )
 
 CENTER = -1  # spinner_slot when the spinner is the lead itself
+TILE_END_WEIGHT = tuple(2 if TILE_LOW[t] == TILE_HIGH[t] else 1 for t in range(28))  # R9
 
 
 def is_lone_spinner(layout) -> bool:
@@ -47,7 +48,6 @@ def is_lone_spinner(layout) -> bool:
     end makes it a spinner whose other end counts both halves. ``layout``: a Game, a PlayerView or
     anything with their layout fields."""
     return layout.spinner_slot == CENTER and layout.spinner_tile >= 0 and not any(layout.arm_length)
-TILE_END_WEIGHT = tuple(2 if TILE_LOW[t] == TILE_HIGH[t] else 1 for t in range(28))  # R9
 
 
 class Game:

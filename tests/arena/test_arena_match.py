@@ -152,10 +152,11 @@ def test_a_seed_gives_the_games_it_gave_before_the_arena_was_split(rules, scores
     assert [list(g.scores) for g in match.games] == scores
 
 
-def test_results_do_not_depend_on_workers():
+@pytest.mark.parametrize("games", [6, 80])  # 80: 40 deals, chunks of 2 deals a worker plays with one agent each
+def test_results_do_not_depend_on_workers(games):
     config = RulesConfig(num_players=2, target=100)
-    one = run_match(config, ["heuristic", "random"], games=6, seed=2, workers=1)
-    two = run_match(config, ["heuristic", "random"], games=6, seed=2, workers=2)
+    one = run_match(config, ["heuristic", "random"], games=games, seed=2, workers=1)
+    two = run_match(config, ["heuristic", "random"], games=games, seed=2, workers=2)
     assert one.to_dict()["agents"][0]["win_rate"] == two.to_dict()["agents"][0]["win_rate"]
     assert [g.scores for g in one.games] == [g.scores for g in two.games]
 

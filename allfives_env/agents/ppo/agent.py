@@ -142,6 +142,8 @@ class PPOAgent(BaseAgent):
     models the opponents as greedy players, off by default; ``any_rules=true`` plays it under other
     scoring rules than it was trained for, which it refuses by default)."""
 
+    compiles_on_first_call = True  # the derived inputs are numba kernels
+
     name = "ppo"
 
     def __init__(self, path, sample=False, infer="off", any_rules=False):
