@@ -151,8 +151,9 @@ def make_env(args):
 
 
 class Budget:
-    """A callback that stops training after ``minutes`` of wall time and, every ``curve_every`` minutes,
-    plays the policy against greedy (200 games on the training evaluations' deals) for a learning curve."""
+    """A callback that stops training after ``minutes`` of wall time and, every ``curve_every`` minutes
+    and at the end, plays the policy against greedy (200 games on the training evaluations' deals) for a
+    learning curve."""
 
     def __new__(cls, minutes, curve_every=0.0, players=2):
         from stable_baselines3.common.callbacks import BaseCallback
@@ -164,12 +165,20 @@ class Budget:
             def _on_step(self):
                 elapsed = time.perf_counter() - self.t0 - self.spent
                 if curve_every and elapsed >= self.next_point:
-                    t = time.perf_counter()
-                    rate = curve_point(self.model, players)
-                    self.curve.append({"seconds": elapsed, "decisions": self.model.num_timesteps, "win_rate": rate})
+                    self._add_point(elapsed)
                     self.next_point += 60 * curve_every
-                    self.spent += time.perf_counter() - t  # evaluation time is not training time
                 return not minutes or elapsed < 60 * minutes
+
+            def _on_training_end(self):
+                done = self.curve and self.curve[-1]["decisions"] == self.model.num_timesteps
+                if curve_every and not done:  # the trained policy's own point, as the DQN example's
+                    self._add_point(time.perf_counter() - self.t0 - self.spent)
+
+            def _add_point(self, elapsed):
+                t = time.perf_counter()
+                rate = curve_point(self.model, players)
+                self.curve.append({"seconds": elapsed, "decisions": self.model.num_timesteps, "win_rate": rate})
+                self.spent += time.perf_counter() - t  # evaluation time is not training time
 
         return _Budget()
 
