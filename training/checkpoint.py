@@ -29,7 +29,8 @@ from allfives_env.agents.ppo.policy_file import (
     read_checkpoint,
     with_digest,
 )
-from allfives_env.arena.outputs import check_output_file
+from allfives_env.agents.registry import shipped_file
+from allfives_env.arena.outputs import RUN_FILES, check_output_file
 
 __all__ = ["CheckpointError", "atomic_write", "atomic_save", "save_checkpoint", "load_checkpoint", "export_policy"]
 
@@ -64,15 +65,37 @@ def atomic_save(obj, path):
 
 def check_policy_output(target, sources=()) -> None:
     """Refuse, before any work, a path for a policy file that cannot be written there (a folder, a
-    missing folder, not writable), that is one of the ``sources`` being read, or that holds a training
-    checkpoint (``--resume`` needs it): a ``ValueError`` in one line."""
+    missing folder, not writable), that is one of the ``sources`` being read, a file the package ships,
+    a training run's file (a run's ``policy.pt`` only where it is not written yet), a training checkpoint
+    (``--resume`` needs it) or an existing file that is not a policy file: a ``ValueError`` in one line.
+    A policy file of one's own may be replaced. The path is judged where it leads."""
     check_output_file(target, "the output", "policy.pt")
     for source in sources:
         if os.path.exists(source) and os.path.exists(target) and os.path.samefile(source, target):
             raise ValueError(f"the output {target!r} is the input file; give another path (the input is kept)")
-    if os.path.isfile(target) and _is_training_checkpoint(target):
+    real = os.path.realpath(target)
+    if real.startswith(os.path.realpath(shipped_file("checkpoints")) + os.sep):
+        raise ValueError(f"the output {target!r} is a policy file the package ships (agents read it); give "
+                         "another path (the file is kept)")
+    folder, name = os.path.split(real)
+    written = os.path.exists(real)
+    if name in RUN_FILES and os.path.isfile(os.path.join(folder, "latest.pt")) and (written or name != "policy.pt"):
+        raise ValueError(f"the output {target!r} is a file of the training run in {folder}; give another path "
+                         "(the file is kept)")
+    if os.path.isfile(real) and _is_training_checkpoint(real):
         raise ValueError(f"the output {target!r} is a training checkpoint (a run resumes from it); "
                          "give another path")
+    if os.path.isfile(real) and not _is_policy_file(real):
+        raise ValueError(f"the output {target!r} exists and is not a policy file; give another path (the file "
+                         "is kept)")
+
+
+def _is_policy_file(path) -> bool:
+    try:
+        read_checkpoint(path)
+        return True
+    except CheckpointError:
+        return False
 
 
 def _is_training_checkpoint(path) -> bool:

@@ -21,6 +21,7 @@ import yaml
 from allfives_env.agents.batched import check_batched_spec
 from allfives_env.agents.ppo.features import FEATURES
 from allfives_env.agents.registry import check_spec
+from allfives_env.arena.match import check_agents
 from allfives_env.arena.schedule import MAX_WORKERS
 from allfives_env.rules.config import MAX_TARGET, RulesConfig, is_valid_target
 from allfives_env.vector.batched import MAX_NUM_ENVS
@@ -36,6 +37,12 @@ MAX_THREADS = MAX_WORKERS
 #: The widest layer (hidden_sizes, action_width): a 16384-wide layer already holds 268 M weights (1 GiB, 4 with
 #: Adam's state); a wider one is a typo that would fail allocating, or exhaust the memory, after the start.
 MAX_WIDTH = 16384
+#: The most passes over a rollout in one update: the time budget and a stop are looked at between updates.
+MAX_UPDATE_EPOCHS = 1000
+#: The largest loss weight or reward scale: past it the float32 losses overflow to NaN within an update.
+MAX_COEF = 1000.0
+#: The largest seed: torch's generator takes 64 bits.
+MAX_SEED = 2 ** 64 - 1
 
 
 @dataclass
@@ -250,7 +257,8 @@ def _validate(cfg: TrainConfig) -> TrainConfig:
         ("eval_every", cfg.eval_every >= 0, "0 (no evaluation) or a positive number of updates"),
         ("num_steps", cfg.num_steps >= 1, "a positive integer"),
         ("minibatch_size", cfg.minibatch_size >= 1, "a positive integer"),
-        ("update_epochs", cfg.update_epochs >= 1, "a positive integer"),
+        ("update_epochs", 1 <= cfg.update_epochs <= MAX_UPDATE_EPOCHS,
+         f"a whole number from 1 to {MAX_UPDATE_EPOCHS:,} (the time budget is looked at between updates)"),
         ("gamma", 0.0 <= cfg.gamma <= 1.0, "between 0 and 1"),
         ("gae_lambda", 0.0 <= cfg.gae_lambda <= 1.0, "between 0 and 1"),
         ("action_width", 0 <= cfg.action_width <= MAX_WIDTH, f"0 (no action scorer) or a positive width up to {MAX_WIDTH:,}"),
@@ -263,16 +271,16 @@ def _validate(cfg: TrainConfig) -> TrainConfig:
         ("eval_games", 1 <= cfg.eval_games <= _most_eval_games(cfg),
          f"a positive integer up to {_most_eval_games(cfg):,} (an evaluation plays all its games at once)"),
         ("eval_workers", 1 <= cfg.eval_workers <= MAX_THREADS, f"a positive integer up to {MAX_THREADS}"),
-        ("seed", cfg.seed >= 0, "a non-negative integer"),
-        ("eval_seed", cfg.eval_seed >= 0, "a non-negative integer"),
+        ("seed", 0 <= cfg.seed <= MAX_SEED, "a whole number from 0 to 2**64 - 1"),
+        ("eval_seed", 0 <= cfg.eval_seed <= MAX_SEED, "a whole number from 0 to 2**64 - 1"),
         ("learning_rate", 0 < cfg.learning_rate <= 1, "a positive number up to 1"),
-        ("clip_coef", cfg.clip_coef > 0, "a positive number"),
+        ("clip_coef", 0 < cfg.clip_coef <= MAX_COEF, f"a positive number up to {MAX_COEF:,g}"),
         ("max_grad_norm", cfg.max_grad_norm > 0, "a positive number"),
         ("target_kl", cfg.target_kl is None or cfg.target_kl > 0, "None (no early stop) or a positive number"),
-        ("ent_coef", cfg.ent_coef >= 0, "a number >= 0"),
-        ("vf_coef", cfg.vf_coef >= 0, "a number >= 0"),
-        ("reward_points", cfg.reward_points >= 0, "a number >= 0"),
-        ("reward_win", cfg.reward_win >= 0, "a number >= 0"),
+        ("ent_coef", 0 <= cfg.ent_coef <= MAX_COEF, f"a number from 0 to {MAX_COEF:,g}"),
+        ("vf_coef", 0 <= cfg.vf_coef <= MAX_COEF, f"a number from 0 to {MAX_COEF:,g}"),
+        ("reward_points", 0 <= cfg.reward_points <= MAX_COEF, f"a number from 0 to {MAX_COEF:,g}"),
+        ("reward_win", 0 <= cfg.reward_win <= MAX_COEF, f"a number from 0 to {MAX_COEF:,g}"),
         ("checkpoint_minutes", cfg.checkpoint_minutes >= 0, "a number of minutes >= 0"),
         ("target", cfg.target is None or is_valid_target(cfg.target),
          f"null (the R3 default) or a positive number of points up to {MAX_TARGET:,}"),
@@ -285,6 +293,9 @@ def _validate(cfg: TrainConfig) -> TrainConfig:
         raise ConfigError("opponent shares opp_self, opp_pool, opp_greedy, opp_random, opp_fixed must be >= 0 "
                           "with a positive sum")
     _check_fixed_opponent(cfg)
+    repeated = sorted({spec for spec in cfg.eval_opponents if cfg.eval_opponents.count(spec) > 1})
+    if repeated:  # two columns of one name in metrics.csv
+        raise ConfigError(f"config key 'eval_opponents' holds {repeated[0]!r} twice; give each opponent once")
     for spec in cfg.eval_opponents:
         try:
             check_spec(spec)
@@ -308,6 +319,10 @@ def _check_fixed_opponent(cfg: TrainConfig):
     except ValueError as exc:
         share = " with opp_fixed > 0" if cfg.opp_fixed > 0 else ""
         raise ConfigError(f"config key 'fixed_opponent' is {cfg.fixed_opponent!r}{share}: {exc}") from None
+    try:  # its file and player count too, whatever its share
+        check_agents(RulesConfig(num_players=cfg.num_players, target=cfg.target), [cfg.fixed_opponent])
+    except ValueError as exc:
+        raise ConfigError(f"config key 'fixed_opponent' is {cfg.fixed_opponent!r}: {exc}") from None
 
 
 def make_config(values: dict) -> TrainConfig:

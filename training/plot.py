@@ -17,11 +17,12 @@ import csv
 import os
 import sys
 
-from allfives_env.arena.outputs import check_output_folder
+from allfives_env.arena.outputs import check_output_folder, check_outside_shipped_folders
 from allfives_env.cli import OneLineParser
 
 from .config import read_config_file
 from .metrics import column_name
+from .run_folder import SHIPPED_CONFIGS
 
 #: The columns of metrics.csv that every plot and summary reads.
 NEEDED_COLUMNS = ("update", "global_step", "wall_s")
@@ -50,16 +51,19 @@ def read_metrics(run_dir, needed=NEEDED_COLUMNS) -> dict:
 
 def eval_opponents(run_dir, metrics) -> list:
     """The column names (:func:`~.metrics.column_name`) of the opponents the run was evaluated against: its
-    config's ``eval_opponents`` in order, else those of metrics.csv's columns. A config.yaml that is not a
-    config (not YAML, not a mapping, ``eval_opponents`` not a list of specs) is a ``ValueError``."""
+    config's ``eval_opponents`` in order, then those only metrics.csv's columns hold (evaluated before a
+    resume that changed them). A config.yaml that is not a config (not YAML, not a mapping,
+    ``eval_opponents`` not a list of specs) is a ``ValueError``."""
+    logged = sorted({c[5:-4] for c in metrics if c.startswith("eval_") and c.endswith("_win")})
     cfg_path = os.path.join(run_dir, "config.yaml")
     if os.path.isfile(cfg_path):
         opps = read_config_file(cfg_path).get("eval_opponents")
         if opps is not None and (not isinstance(opps, list) or not all(isinstance(o, str) for o in opps)):
             raise ValueError(f"{cfg_path}: eval_opponents is {opps!r}; allowed: a list of agent specs")
         if opps:
-            return [column_name(o) for o in opps]
-    return sorted({c[5:-4] for c in metrics if c.startswith("eval_") and c.endswith("_win")})
+            named = [column_name(o) for o in opps]
+            return named + [o for o in logged if o not in named]
+    return logged
 
 
 def chain_metrics(run_dirs) -> tuple:
@@ -173,6 +177,7 @@ def check_plots_folder(out, where, given):
     A folder given by ``--out`` may be new, as ``RUN_DIR/plots`` is; the folder it goes in must exist."""
     if os.path.exists(out) and not os.path.isdir(out):
         raise ValueError(f"{where} is a file, not a folder; allowed: a folder (new or existing) for the PNGs")
+    check_outside_shipped_folders(out, "--out" if given else "the plots folder", [SHIPPED_CONFIGS])
     if os.path.isdir(out):
         check_output_folder(out, where, probe=False)
     elif given:

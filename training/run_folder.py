@@ -7,14 +7,19 @@ import time
 
 import yaml
 
-from allfives_env.arena.outputs import RUN_FILES, check_can_make_folder
+from allfives_env.arena.outputs import RUN_FILES, check_can_make_folder, check_outside_shipped_folders
 
 from .config import ConfigError, to_dict
 
+#: The shipped configs (``configs/`` of a checkout links here): a relative --config is read from it.
+SHIPPED_CONFIGS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "configs")
+
 
 def check_can_make(folder, what):
-    """Refuse, before any work, a folder that is a file or that cannot be made or written to."""
+    """Refuse, before any work, a folder that is a file, that cannot be made or written to, or that is
+    where the package keeps its shipped files."""
     try:
+        check_outside_shipped_folders(folder, what, [SHIPPED_CONFIGS])
         check_can_make_folder(folder, what)
     except ValueError as exc:
         raise ConfigError(str(exc)) from None

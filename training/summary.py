@@ -44,7 +44,8 @@ def summarize(run_dir, reach=0.6, vs=DEFAULT_VS, metrics=None) -> dict:
         best = max(evals, key=lambda i: m[col][i])
         out["best_eval"] = {"update": int(m["update"][best]), "win": m[col][best],
                             "ci": [m[f"eval_{vs}_lo"][best], m[f"eval_{vs}_hi"][best]]}
-        out["last_eval"] = {c[5:-4]: m[c][evals[-1]] for c in m if c.startswith("eval_") and c.endswith("_win")}
+        out["last_eval"] = {c[5:-4]: m[c][evals[-1]] for c in m  # the opponents that evaluation played
+                            if c.startswith("eval_") and c.endswith("_win") and m[c][evals[-1]] is not None}
     return out
 
 

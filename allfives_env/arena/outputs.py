@@ -73,6 +73,20 @@ def check_not_an_input(path, option, specs) -> None:
                          "path (the file is kept)")
 
 
+def check_outside_shipped_folders(folder, where, shipped=()) -> None:
+    """A ``ValueError`` if ``folder`` is, or is inside, a folder the package reads its shipped files from:
+    its ``checkpoints`` and the ``shipped`` folders a caller names (the trainer's configs). Files written
+    there would be read as shipped ones. Judged where the path leads."""
+    from ..agents.registry import shipped_file
+
+    real = os.path.realpath(folder)
+    for kept in (shipped_file("checkpoints"), *shipped):
+        kept = os.path.realpath(kept)
+        if real == kept or real.startswith(kept + os.sep):
+            raise ValueError(f"{where} {folder} is in {kept}, where the package keeps its shipped files (agents "
+                             "and configs are read from there); give a folder elsewhere")
+
+
 def check_outputs(outputs, inputs=()) -> None:
     """Check every output file before any work starts: ``outputs`` is ``(option, path, example)``
     triples (``path`` None: not given; ``example`` as for :func:`check_output_file`). Two options

@@ -2,6 +2,7 @@
 
 import glob
 import io
+import os
 import time
 from pathlib import Path
 
@@ -67,7 +68,15 @@ def test_overrides_are_typed():
     ("num_players=5", ["num_players", "2, 3 or 4"]),
     ("best_metric=search", ["best_metric"]),
     ("novalue", ["key=value"]),
-    ("eval_seed=-1", ["eval_seed", "a non-negative integer"]),  # was refused by the first evaluation, as 'seed'
+    ("eval_seed=-1", ["eval_seed", "a whole number from 0 to 2**64 - 1"]),  # was refused by the first evaluation
+    ("seed=18446744073709551616", ["seed", "from 0 to 2**64 - 1"]),  # was torch's "Overflow when unpacking long long"
+    ("update_epochs=100000", ["update_epochs", "from 1 to 1,000"]),  # its first update never ended, nor stopped
+    ("clip_coef=1e300", ["clip_coef", "a positive number up to 1,000"]),  # was an overflow traceback mid-run
+    ("ent_coef=1e300", ["ent_coef", "from 0 to 1,000"]),  # NaN weights, then "action 0 is not legal"
+    ("vf_coef=1e300", ["vf_coef", "from 0 to 1,000"]),
+    ("reward_points=1e300", ["reward_points", "from 0 to 1,000"]),
+    ("eval_opponents=[greedy, greedy]", ["eval_opponents", "'greedy' twice"]),  # two columns of one name
+    ("fixed_opponent=ppo:checkpoints/ppo_3p.pt", ["fixed_opponent", "trained for 3 players"]),  # with opp_fixed 0
     ("target=1e9", ["target", "up to 10,000"]),  # was a first evaluation that never ended
     ("learning_rate=-1", ["learning_rate", "a positive number up to 1"]),
     ("ent_coef=nan", ["ent_coef", "a finite number"]),  # was an illegal action after one update
@@ -499,3 +508,14 @@ def test_quoted_none_words_with_spaces_and_null_read_as_none():
     assert (cfg.target, cfg.target_kl, cfg.init_from) == (None, None, None)
     with pytest.raises(ConfigError, match="config key 'seed' needs an integer; got 'null'"):
         load_config("configs/smoke.yaml", ["seed='null'"])
+
+
+@pytest.mark.parametrize("folder", ["configs", "checkpoints", "checkpoints/mine"])
+def test_a_run_folder_among_the_shipped_files_is_refused(capsys, folder):
+    """--run-dir configs wrote config.yaml into the shipped configs (read as one by a relative --config),
+    --run-dir checkpoints a run among the shipped policies."""
+    before = sorted(os.listdir("configs")), sorted(os.listdir("checkpoints"))
+    assert main(["--config", "configs/smoke.yaml", "--run-dir", folder, "total_timesteps=1024"]) == 2
+    assert "where the package keeps its shipped files" in capsys.readouterr().err
+    assert main(["--config", "configs/smoke.yaml", "runs_dir=checkpoints", "total_timesteps=1024"]) == 2
+    assert (sorted(os.listdir("configs")), sorted(os.listdir("checkpoints"))) == before

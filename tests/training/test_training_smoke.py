@@ -359,17 +359,28 @@ def test_sigterm_writes_latest_and_the_run_resumes(tmp_path, capsys):
     assert _same(_weights(shipped), _weights(os.path.join(run, "latest.pt")))
     assert export_main([str(tmp_path / "missing.pt"), shipped]) == 2
     # outputs that would lose the run's checkpoint, or cannot be written, are refused in one line
+    # (it replaced a shipped policy, the run's config.yaml or metrics.csv, or any file, with status 0)
     latest = os.path.join(run, "latest.pt")
-    kept = open(latest, "rb").read()
+    (tmp_path / "notes.txt").write_text("my notes")
+    (tmp_path / "elsewhere.pt").write_bytes(open(latest, "rb").read())
+    kept = {path: open(path, "rb").read() for path in (latest, os.path.join(run, "config.yaml"),
+                                                       os.path.join(run, "metrics.csv"), tmp_path / "notes.txt")}
     capsys.readouterr()
     for source, target, message in ((latest, latest, "is the input file"),
-                                    (shipped, latest, "is a training checkpoint"),
+                                    (shipped, latest, "is a file of the training run"),
+                                    (shipped, os.path.join(run, "config.yaml"), "is a file of the training run"),
+                                    (shipped, os.path.join(run, "metrics.csv"), "is a file of the training run"),
+                                    (latest, "checkpoints/ppo_2p.pt", "is a policy file the package ships"),
+                                    (shipped, str(tmp_path / "elsewhere.pt"), "is a training checkpoint"),
+                                    (latest, str(tmp_path / "notes.txt"), "exists and is not a policy file"),
                                     (latest, str(tmp_path), "is an existing folder"),
                                     (latest, str(tmp_path / "no" / "p.pt"), "does not exist")):
         assert export_main([source, target]) == 2
         err = capsys.readouterr().err
         assert message in err and len(err.strip().splitlines()) == 1, err
-    assert open(latest, "rb").read() == kept and not os.path.exists(tmp_path / "no")
+    assert all(open(path, "rb").read() == before for path, before in kept.items())
+    assert not os.path.exists(tmp_path / "no")
+    assert export_main([latest, shipped]) == 0  # a policy file of one's own is replaced
     match = run_match(RulesConfig(num_players=2, target=60), [f"ppo:{shipped}", "random"], 2, seed=1)
     assert match.to_dict()["agents"][0]["games"] == 2
 

@@ -53,3 +53,17 @@ def test_reach_accepts_its_whole_range():
     assert _share("1") == 1.0 and _share("0.001") == 0.001
     with pytest.raises(argparse.ArgumentTypeError, match="above 0 and at most 1"):
         _share("0")
+
+
+def test_a_resume_that_changed_the_opponents_keeps_the_earlier_ones(tmp_path):
+    """A run resumed with eval_opponents=[heuristic] after greedy and champion: the summary crashed on the
+    opponents its last evaluation did not play (None), and --vs greedy was refused though metrics.csv holds
+    greedy's evaluations (read from config.yaml alone); the plots dropped them."""
+    metrics = _metrics()
+    metrics.update({"eval_heuristic_win": [None, None, None, 0.4], "eval_heuristic_lo": [None, None, None, 0.3],
+                    "eval_heuristic_hi": [None, None, None, 0.5]})
+    metrics["eval_greedy_win"][3] = metrics["eval_champion_win"][3] = None
+    (tmp_path / "config.yaml").write_text("eval_opponents: [heuristic]\n")
+    assert pick_opponent({str(tmp_path): metrics}, "greedy") == "greedy"
+    assert summarize(str(tmp_path), vs="heuristic", metrics=metrics)["last_eval"] == {"heuristic": 0.4}
+    assert summarize(str(tmp_path), vs="greedy", metrics=metrics)["last_eval"] == {"greedy": 0.6}
