@@ -39,7 +39,7 @@ MAX_THREADS = MAX_WORKERS
 MAX_WIDTH = 16384
 #: The most passes over a rollout in one update: the time budget and a stop are looked at between updates.
 MAX_UPDATE_EPOCHS = 1000
-#: The largest loss weight or reward scale: past it the float32 losses overflow to NaN within an update.
+#: The largest loss weight or reward scale: far larger ones overflow the float32 losses to NaN.
 MAX_COEF = 1000.0
 #: The largest seed: torch's generator takes 64 bits.
 MAX_SEED = 2 ** 64 - 1
