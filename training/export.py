@@ -39,7 +39,9 @@ def main(argv=None) -> int:
     except (CheckpointError, ValueError) as exc:
         sys.stderr.write(f"training.export: error: {exc}\n")
         return 2
-    print(f"wrote {args.target} (update {extra['update']}, {extra['global_step']} decisions)")
+    made = ("from a policy file" if extra["update"] is None else
+            f"update {extra['update']}, {extra['global_step']} decisions")
+    print(f"wrote {args.target} ({made})")
     return 0
 
 

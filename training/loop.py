@@ -67,6 +67,9 @@ def _run(trainer, cfg, run_dir, logged, stop) -> dict:
         if stop.requested:  # Ctrl-C or SIGTERM: stop between updates, so latest.pt is consistent
             sys.stderr.write(f"\ninterrupted: wrote {os.path.join(run_dir, 'latest.pt')} (play it: "
                              f"ppo:{os.path.join(run_dir, 'latest.pt')}); continue with --resume {run_dir}\n")
+            if os.path.exists(os.path.join(run_dir, "policy.pt")):  # a resumed run: from the budget before
+                sys.stderr.write(f"note: {os.path.join(run_dir, 'policy.pt')} is the policy of an earlier end of "
+                                 "this run, not of this stop\n")
             raise KeyboardInterrupt
         export_policy(os.path.join(run_dir, "policy.pt"), trainer.net, trainer.rules,
                       extra={"global_step": trainer.global_step, "update": trainer.update, "last_eval": trainer.last_eval},

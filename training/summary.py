@@ -99,6 +99,9 @@ def main(argv=None) -> int:
             print(f"  best vs {args.vs}: {s['best_eval']['win']:.3f} [{lo:.3f}, {hi:.3f}] at update "
                   f"{s['best_eval']['update']}; last evaluation: {last}")
         r = s["reached"]
+        if "best_eval" not in s:  # never evaluated against it: nothing to reach
+            print(f"  no evaluation against {args.vs}")
+            continue
         print(f"  reached {args.reach:.0%} vs {args.vs}: " +
               (f"after {r['decisions']:,} decisions, {r['wall_min']:.1f} min" if r else "not reached"))
     reached = [s["reached"]["wall_min"] for s in rows if s["reached"]]

@@ -165,3 +165,17 @@ def test_a_resume_refuses_a_stored_thread_count_beyond_the_cap(tmp_path, monkeyp
     _refused(train_main, ["--resume", run, "total_timesteps=2048"], capsys,
              "latest.pt': its trainer state holds torch_threads=100000; allowed: a positive integer up to 256")
     assert _contents(run) == before
+
+
+def test_summary_of_a_run_never_evaluated_says_so(tmp_path, capsys):
+    """It said 'reached 60% vs greedy: not reached' of a run with eval_every=0."""
+    run = _logged_run(tmp_path / "run")
+    with open(os.path.join(run, "metrics.csv")) as f:
+        rows = list(csv.DictReader(f))
+    with open(os.path.join(run, "metrics.csv"), "w", newline="") as f:
+        writer = csv.DictWriter(f, list(rows[0]))
+        writer.writeheader()
+        writer.writerows({k: ("" if k.startswith("eval_") else v) for k, v in row.items()} for row in rows)
+    assert summary_main([run]) == 0
+    out = capsys.readouterr().out
+    assert "no evaluation against greedy" in out and "reached" not in out

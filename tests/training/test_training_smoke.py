@@ -381,6 +381,9 @@ def test_sigterm_writes_latest_and_the_run_resumes(tmp_path, capsys):
     assert all(open(path, "rb").read() == before for path, before in kept.items())
     assert not os.path.exists(tmp_path / "no")
     assert export_main([latest, shipped]) == 0  # a policy file of one's own is replaced
+    capsys.readouterr()
+    assert export_main([shipped, str(tmp_path / "again.pt")]) == 0
+    assert "(from a policy file)" in capsys.readouterr().out  # it said "update None, None decisions"
     match = run_match(RulesConfig(num_players=2, target=60), [f"ppo:{shipped}", "random"], 2, seed=1)
     assert match.to_dict()["agents"][0]["games"] == 2
 
@@ -582,3 +585,23 @@ def test_a_resume_with_another_best_metric_starts_its_best_again(tmp_path):
     assert greedy < best_against_random  # else the old best would have been replaced anyway
     assert load_checkpoint(f"{run}/latest.pt")["trainer"]["best"] == greedy
     assert load_checkpoint(f"{run}/best.pt")["update"] == 3
+
+
+def test_a_resumed_run_stopped_early_says_its_policy_file_is_from_before(tmp_path, capsys, monkeypatch):
+    """A finished run resumed for more, then stopped, keeps the earlier end's policy.pt: ppo:RUN/policy.pt
+    played it without a word while latest.pt was far ahead."""
+    import training.loop
+
+    run = str(tmp_path / "run")
+    assert train_main(["--config", "configs/smoke.yaml", "--run-dir", run, *FAST]) == 0
+
+    class StoppedAtOnce(training.loop.StopRequest):
+        def __init__(self):
+            super().__init__()
+            self.requested = True  # as if Ctrl-C came during the first update
+
+    monkeypatch.setattr(training.loop, "StopRequest", StoppedAtOnce)
+    capsys.readouterr()
+    assert train_main(["--resume", run, "total_timesteps=8192"]) == 130
+    assert f"note: {os.path.join(run, 'policy.pt')} is the policy of an earlier end of this run" in \
+        capsys.readouterr().err
