@@ -425,7 +425,7 @@ def read_config_file(path, _seen=()) -> dict:
     values = {}
     parent = loaded.pop(EXTENDS, None)
     if parent is not None:
-        if not isinstance(parent, str):
+        if not isinstance(parent, str) or not parent.strip():  # '' named the file's own folder
             raise ConfigError(f"{path}: '{EXTENDS}' must name a config file, e.g. extends: base.yaml")
         values.update(read_config_file(os.path.join(os.path.dirname(path), parent), _seen + (path,)))
     values.update(loaded)

@@ -240,6 +240,9 @@ def test_malformed_yaml_and_unwritable_places_are_one_line(tmp_path, capsys):
     base.write_text("extends: loop.yaml\n")
     assert main(["--config", str(base)]) == 2
     assert "loops back" in capsys.readouterr().err
+    base.write_text('extends: ""\n')  # was "<folder>: Is a directory"
+    assert main(["--config", str(base)]) == 2
+    assert "'extends' must name a config file" in capsys.readouterr().err
 
 
 def test_setting_files_hold_only_what_differs():
