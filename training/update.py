@@ -12,6 +12,8 @@ from torch import nn
 
 from allfives_env.agents.ppo.network import entropy_of_log_probs, masked_logits
 
+from .config import ConfigError
+
 
 def evaluate_actions(net, obs, mask, actions):
     """``(log_prob(actions), entropy, value)`` under ``net`` with the masks applied."""
@@ -65,6 +67,9 @@ def ppo_update(net, optimizer, batch, cfg, rng, device="cpu") -> dict:
         for idx in torch.tensor_split(perm, num_mb):
             mb = {k: v[idx] for k, v in data.items()}
             loss, stats = ppo_loss(net, mb, cfg)
+            if not torch.isfinite(loss):  # stepping would make every weight NaN (then no action is legal)
+                raise ConfigError(f"the PPO loss is {loss.item()} (not a finite number): lower learning_rate, "
+                                  "clip_coef, ent_coef, vf_coef or the reward scales; the weights are left as they were")
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)

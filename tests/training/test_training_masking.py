@@ -123,3 +123,26 @@ def test_explained_variance_is_one_minus_the_residual_share_of_the_returns_varia
     out = ppo_update(net, torch.optim.SGD(net.parameters(), lr=0.0), batch, cfg, np.random.default_rng(0))
     assert out["explained_variance"] == pytest.approx(expected, abs=1e-6)
     assert out["minibatches"] == 1 and out["early_stop"] == 0.0
+
+
+def test_a_loss_that_is_not_finite_stops_the_update_before_the_weights_change():
+    """A NaN or infinite loss stepped every weight to NaN, and the next rollout failed with 'action 0 is not
+    legal' (ent_coef=1e300 did it): the update stops in one line and the weights stay as they were."""
+    from training.config import ConfigError
+
+    torch.manual_seed(0)
+    net = PolicyNet(6, [8])
+    n = 8
+    mask = np.zeros((n, NUM_ACTIONS), np.bool_)
+    mask[:, [3, 7]] = True
+    zeros = np.zeros(n, np.float32)
+    returns = np.full(n, np.inf, np.float32)  # as an overflowed reward scale leaves them
+    batch = Batch(np.random.default_rng(0).normal(size=(n, 6)).astype(np.float32), mask, np.full(n, 3, np.int64),
+                  np.full(n, -0.7, np.float32), zeros, zeros, returns, zeros, np.zeros(n, np.bool_),
+                  np.zeros(n, np.int64), np.arange(n))
+    cfg = SimpleNamespace(clip_coef=0.2, norm_adv=False, clip_vloss=False, ent_coef=0.0, vf_coef=0.5,
+                          minibatch_size=n, update_epochs=1, max_grad_norm=0.5, target_kl=None)
+    before = [p.detach().clone() for p in net.parameters()]
+    with pytest.raises(ConfigError, match=r"the PPO loss is inf \(not a finite number\): lower learning_rate"):
+        ppo_update(net, torch.optim.SGD(net.parameters(), lr=0.1), batch, cfg, np.random.default_rng(0))
+    assert all(torch.equal(a, b) for a, b in zip(before, net.parameters()))
