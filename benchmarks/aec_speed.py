@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 
-from allfives_env.integrations.run_args import ScriptHelp, check_run_args
+from allfives_env.integrations.run_args import TIMED_RUNS_AT_LEAST, TIMED_RUNS_AT_MOST, ScriptHelp, check_run_args
 
 #: Each entry's untimed first run: at least one whole game (a run plays whole games until its time is up).
 WARM_UP_SECONDS = 0.01
@@ -73,8 +73,8 @@ def main(argv=None):
     parser.add_argument("--repeats", type=int, default=5, help="timed runs per entry (the median is shown)")
     args = parser.parse_args(argv)
     try:
-        check_run_args(args, positive=["seconds", "repeats"], at_least={"seconds": 0.01},
-                       at_most={"seconds": 3600, "repeats": 1000})
+        check_run_args(args, positive=["seconds", "repeats"], at_least=TIMED_RUNS_AT_LEAST,
+                       at_most=TIMED_RUNS_AT_MOST)
     except ValueError as exc:
         parser.error(str(exc))
 

@@ -27,7 +27,7 @@ import time
 
 import numpy as np
 
-from allfives_env.integrations.run_args import ScriptHelp, check_run_args
+from allfives_env.integrations.run_args import TIMED_RUNS_AT_LEAST, TIMED_RUNS_AT_MOST, ScriptHelp, check_run_args
 from allfives_env.vector.batched import MAX_NUM_ENVS
 
 
@@ -105,8 +105,8 @@ def main(argv=None):
     args = parser.parse_args(argv)
     try:
         check_run_args(args, positive=["num_envs", "single_envs", "seconds", "repeats"],
-                       at_least_zero=["learn_seconds"], specs=["opponent"], at_least={"seconds": 0.01},
-                       at_most={"num_envs": MAX_NUM_ENVS, "single_envs": 1024, "seconds": 3600, "repeats": 1000,
+                       at_least_zero=["learn_seconds"], specs=["opponent"], at_least=TIMED_RUNS_AT_LEAST,
+                       at_most={**TIMED_RUNS_AT_MOST, "num_envs": MAX_NUM_ENVS, "single_envs": 1024,
                                 "learn_seconds": 86400})
         vector_env(args).close()  # an opponent without a batched twin is refused here, in one line
     except ValueError as exc:

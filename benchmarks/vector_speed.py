@@ -33,7 +33,7 @@ import time
 import numpy as np
 from aec_speed import aec_decisions_per_second  # the same AEC loop as benchmarks/aec_speed.py
 
-from allfives_env.integrations.run_args import ScriptHelp, check_run_args
+from allfives_env.integrations.run_args import TIMED_RUNS_AT_LEAST, TIMED_RUNS_AT_MOST, ScriptHelp, check_run_args
 
 
 def vector_run(venv, seconds, pick, actions, out):
@@ -93,8 +93,8 @@ def main(argv=None):
     from allfives_env.vector.batched import MAX_NUM_ENVS
 
     try:
-        check_run_args(args, positive=["sizes", "seconds", "repeats"], at_least={"seconds": 0.01},
-                       at_most={"sizes": MAX_NUM_ENVS, "seconds": 3600, "repeats": 1000})
+        check_run_args(args, positive=["sizes", "seconds", "repeats"], at_least=TIMED_RUNS_AT_LEAST,
+                       at_most={**TIMED_RUNS_AT_MOST, "sizes": MAX_NUM_ENVS})
     except ValueError as exc:
         parser.error(str(exc))
 

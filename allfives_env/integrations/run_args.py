@@ -37,6 +37,12 @@ def _shows_default(action) -> bool:
             and not action.required)
 
 
+#: The bounds of a speed benchmark's timed runs (``at_least`` and ``at_most`` of :func:`check_run_args`):
+#: a shorter run measures the clock, not the code; longer ones or more repeats would run for days.
+TIMED_RUNS_AT_LEAST = {"seconds": 0.01}
+TIMED_RUNS_AT_MOST = {"seconds": 3600, "repeats": 1000}
+
+
 def image_suffixes() -> tuple:
     """The file suffixes matplotlib writes pictures as here (``.png``, ``.pdf``, ``.svg``, ``.jpg`` ...)."""
     from matplotlib.figure import Figure
@@ -93,17 +99,18 @@ def check_run_args(args, positive=(), at_least_zero=(), seeds=(), specs=(), outp
         value = getattr(args, name)
         if value is not None and not value >= 0:
             raise ValueError(f"{_option(name)} {value} is not allowed; allowed: a whole number >= 0")
-    read = list(inputs)
+    named = []
     for name in specs:
         value = getattr(args, name)
-        for spec in [value] if isinstance(value, str) else value or ():
-            check_spec(spec)
-            read.append(spec)
-    if players is not None and len(read) > len(inputs):  # before any training, not at its end
+        named += [value] if isinstance(value, str) else value or ()
+    for spec in named:
+        check_spec(spec)
+    if players is not None and named:  # before any training, not at its end
         from ..arena.match import check_agents
         from ..rules.config import RulesConfig
 
-        check_agents(RulesConfig(num_players=players), read[len(inputs):])
+        check_agents(RulesConfig(num_players=players), named)
+    read = [*inputs, *named]
     for name in images:
         path = getattr(args, name)
         if path is not None and not str(path).lower().endswith(image_suffixes()):
