@@ -161,7 +161,7 @@ class DefaultEncoder:
 
     def encode(self, game, seat: int, out: np.ndarray = None) -> np.ndarray:
         """Encode what ``seat`` knows of ``game`` into ``out`` (allocated when None)."""
-        if game.lead_tile < 0 and game.hand_over:  # no hand in progress
+        if game.is_lead and game.hand_over:  # no hand in progress
             if out is None:
                 return np.zeros(self.size, np.float32)
             out.fill(0.0)
@@ -198,7 +198,7 @@ class DefaultEncoder:
             _BITS4[counts],
             spinner,
             _COUNT[game.count],
-            _ONE if game.lead_tile < 0 else _ZERO,
+            _ONE if game.is_lead else _ZERO,
             self._boneyard[len(game.boneyard) - game.bone_pos],
             *[_TENTHS[hands[other].bit_count()] for other in rel_seats],
             self._same_side[seat],
@@ -295,7 +295,7 @@ class HistoryEncoder:
         else:
             out.fill(0.0)
         f, n, width = self._feat, game.num_players, self._event_size
-        events = [] if game.lead_tile < 0 and game.hand_over else game.events
+        events = [] if game.is_lead and game.hand_over else game.events
         for row, (actor, action, tile, points, count) in enumerate(events):
             base = row * width
             out[base + f["valid"]] = 1.0

@@ -49,7 +49,7 @@ def describe_move(game, action) -> str:
     tile, slot = tile_of(action), slot_of(action)
     count = game.count_after(tile, slot)
     result = count_text(count, points_for_count(count, game.divisor))
-    if game.lead_tile < 0:
+    if game.is_lead:
         return f"lead {tile_name(tile)} -> {result}"
     last = " - your last tile (domino)" if game.hand_size(game.to_move) == 1 else ""
     return f"{tile_name(tile)} on {SLOT_NAMES[slot]} (the {game.open_value[slot]} end) -> {result}{last}"

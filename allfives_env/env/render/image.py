@@ -42,7 +42,7 @@ def layout_boxes(game):
     the box's left (horizontal box) or top (vertical box) half, ``second`` on
     the other; plus the open ends as ``{slot: (x, y)}`` label anchors.
     A double's ``first == second`` and it lies across its arm."""
-    if game.lead_tile < 0:
+    if game.is_lead:
         return [], {}
     boxes, ends = [], {}
     lead = game.lead_tile

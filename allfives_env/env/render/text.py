@@ -7,7 +7,7 @@ from ...rules.tiles import TILE_HIGH, TILE_LOW, mask_to_tiles, tile_name
 
 def arm_tiles(game, slot):
     """Tiles of one arm from the centre outward as ``(inner, outer)`` halves."""
-    if game.lead_tile < 0:
+    if game.is_lead:
         return []
     if slot in (2, 3):
         value = TILE_LOW[game.spinner_tile]
@@ -36,7 +36,7 @@ def layout_cross(game):
     (:func:`end_label`). :func:`layout_arms` draws the same layout one line per
     arm, for a screen too narrow for the cross.
     """
-    if game.lead_tile < 0:
+    if game.is_lead:
         return [[("(empty layout: the next play leads)", "dim")]]
     spinner = game.spinner_tile
     row = [(f"W({end_label(game, 0)}) ", "end")]
@@ -91,7 +91,7 @@ def layout_arms(game):
     ``(text, style)`` segments (styles as in :func:`layout_cross`): a heading
     naming the lead, then e.g. ``  W: [0|4] [4|4]  open 4x2``. Every tile is
     written ``[inner|outer]``, so neighbours show their matching halves."""
-    if game.lead_tile < 0:
+    if game.is_lead:
         return [[("(empty layout: the next play leads)", "dim")]]
     lead, spinner = game.lead_tile, game.spinner_tile
     head = [("Layout arm by arm, from the lead ", ""), _tile_segment(lead, TILE_LOW[lead], TILE_HIGH[lead], spinner),

@@ -32,7 +32,7 @@ def position_view(game, names, viewer=None, happened=(), sheet=None) -> dict:
         "target": game.target,
         "layout": layout_view(game),
         "count": game.count,
-        "count_points": points_for_count(game.count, game.divisor) if game.lead_tile >= 0 else 0,
+        "count_points": points_for_count(game.count, game.divisor) if not game.is_lead else 0,
         "boneyard": game.boneyard_left,
         "seats": [_seat_view(game, names, seat) for seat in range(game.num_players)],
         "sides": [_side_view(game, names, side) for side in range(game.num_sides)],
@@ -76,8 +76,8 @@ def moves_view(game) -> list:
         else:
             tile, slot = tile_of(action), slot_of(action)
             count = game.count_after(tile, slot)
-            move.update(kind="lead" if game.lead_tile < 0 else "play", tile=tile, name=tile_name(tile),
-                        slot=None if game.lead_tile < 0 else SLOT_NAMES[slot], count=count,
+            move.update(kind="lead" if game.is_lead else "play", tile=tile, name=tile_name(tile),
+                        slot=None if game.is_lead else SLOT_NAMES[slot], count=count,
                         points=points_for_count(count, game.divisor))
         moves.append(move)
     return moves
@@ -89,7 +89,7 @@ def layout_view(game) -> dict:
     ``ends``. Each tile is ``{"tile", "name", "pips": [first, second], "double", "spinner"}``
     with ``first`` drawn left (or on top), so that neighbours show matching halves."""
     ends = [_end_view(game, slot) for slot in range(4)]
-    if game.lead_tile < 0:
+    if game.is_lead:
         return {"empty": True, "row": [], "north": [], "south": [], "spinner": None, "ends": ends}
     spinner = game.spinner_tile
     row = [_tile(t, outer, inner, spinner) for t, inner, outer in reversed(arm_tiles(game, 0))]
