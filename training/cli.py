@@ -38,8 +38,20 @@ def add_arguments_and_keys(p):
     """The options, and every config key in the help's epilog (``allfives train --help`` as ``python -m
     training --help``)."""
     add_arguments(p)
-    p.epilog = "config keys (override with key=value):\n" + "\n".join(f"  {k}: {v}" for k, v in field_docs().items())
+    defaults = TrainConfig()
+    keys = "\n".join(f"  {key}: {text} [default: {_shown(getattr(defaults, key))}]" for key, text in field_docs().items())
+    p.epilog = ("config keys (override with key=value; the defaults are a run's without --config, and a config "
+                "file sets its own over them):\n" + keys)
     p.formatter_class = argparse.RawDescriptionHelpFormatter
+
+
+def _shown(value) -> str:
+    """A default as an override writes it: ``none`` for None, lists as YAML flow lists."""
+    if value is None:
+        return "none"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_shown(item) for item in value) + "]"
+    return str(value).lower() if isinstance(value, bool) else str(value)
 
 
 def add_arguments(p):

@@ -3,6 +3,7 @@
 import glob
 import io
 import os
+import re
 import time
 from pathlib import Path
 
@@ -168,7 +169,18 @@ def test_help_still_lists_the_overrides_and_every_key(capsys, command):
     out = capsys.readouterr().out
     assert exit_info.value.code == 0 and "[key=value ...]" in out and "key=value" in out.split("options:")[0]
     # both list every key (allfives train --help said only that python -m training --help would)
-    assert "config keys (override with key=value):" in out and "  torch_threads: " in out
+    assert "config keys (override with key=value;" in out and "  torch_threads: " in out
+
+
+def test_help_shows_each_keys_default_as_an_override_that_gives_it_back(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out.split("config keys", 1)[1]
+    shown = dict(re.findall(r"^  (\w+): .* \[default: (.*)\]$", out, flags=re.M))
+    assert set(shown) == set(TrainConfig.__dataclass_fields__)
+    assert shown["learning_rate"] == str(TrainConfig().learning_rate) and shown["target"] == "none"
+    # what --help shows, written back as overrides, is the config without --config
+    assert load_config(None, [f"{key}={text}" for key, text in shown.items()]) == TrainConfig()
 
 
 def test_parse_override_reads_yaml_values():
