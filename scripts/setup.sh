@@ -25,7 +25,14 @@ if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; the
   apt=()
   if [ "$(id -u)" = 0 ]; then apt=(apt-get); elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then apt=(sudo -n apt-get); fi
   if command -v apt-get >/dev/null && [ ${#apt[@]} -gt 0 ]; then
-    "${apt[@]}" update -qq && DEBIAN_FRONTEND=noninteractive "${apt[@]}" install -y -qq chromium chromium-driver >/dev/null
+    # waits for another apt or dpkg to finish; a failure here leaves the Python set-up done and says so
+    # (set -e would end the script, and the README's `setup.sh && ...` with it)
+    if ! { "${apt[@]}" -o DPkg::Lock::Timeout=300 update -qq &&
+           DEBIAN_FRONTEND=noninteractive "${apt[@]}" -o DPkg::Lock::Timeout=300 install -y -qq \
+             chromium chromium-driver >/dev/null; }; then
+      echo "note: apt-get could not install chromium and chromium-driver (see above); the Python set-up is done," >&2
+      echo "      but the browser tests need them: install them, or set CHROMIUM and CHROMEDRIVER to their paths" >&2
+    fi
   else
     echo "note: the browser tests need Chromium and ChromeDriver (Debian: apt-get install chromium chromium-driver;"
     echo "      elsewhere set CHROMIUM and CHROMEDRIVER to their paths)" >&2
