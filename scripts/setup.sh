@@ -22,19 +22,21 @@ fi
 # The browser tests drive a real Chromium (Debian's chromium and chromium-driver). Installed here when
 # missing and apt-get can be used (as root, or with sudo that needs no password); otherwise say what is needed.
 if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
-  apt=()
-  if [ "$(id -u)" = 0 ]; then apt=(apt-get); elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then apt=(sudo -n apt-get); fi
+  apt=()  # env passes DEBIAN_FRONTEND through sudo, which would drop it
+  if [ "$(id -u)" = 0 ]; then apt=(env DEBIAN_FRONTEND=noninteractive apt-get)
+  elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
+    apt=(sudo -n env DEBIAN_FRONTEND=noninteractive apt-get)
+  fi
   if command -v apt-get >/dev/null && [ ${#apt[@]} -gt 0 ]; then
-    # waits for another apt or dpkg to finish; a failure here leaves the Python set-up done and says so
-    # (set -e would end the script, and the README's `setup.sh && ...` with it)
-    if ! { "${apt[@]}" -o DPkg::Lock::Timeout=300 update -qq &&
-           DEBIAN_FRONTEND=noninteractive "${apt[@]}" -o DPkg::Lock::Timeout=300 install -y -qq \
-             chromium chromium-driver >/dev/null; }; then
+    # the install waits up to 5 minutes for another dpkg to finish (apt-get update does not wait); a failure
+    # leaves the Python set-up done and says so (set -e would end the script, and the README's `setup.sh && ...`)
+    if ! { "${apt[@]}" update -qq &&
+           "${apt[@]}" -o DPkg::Lock::Timeout=300 install -y -qq chromium chromium-driver >/dev/null; }; then
       echo "note: apt-get could not install chromium and chromium-driver (see above); the Python set-up is done," >&2
       echo "      but the browser tests need them: install them, or set CHROMIUM and CHROMEDRIVER to their paths" >&2
     fi
   else
-    echo "note: the browser tests need Chromium and ChromeDriver (Debian: apt-get install chromium chromium-driver;"
+    echo "note: the browser tests need Chromium and ChromeDriver (Debian: apt-get install chromium chromium-driver;" >&2
     echo "      elsewhere set CHROMIUM and CHROMEDRIVER to their paths)" >&2
   fi
 fi

@@ -1,7 +1,8 @@
 """Property test: agent spec strings, right and wrong, built from the registry's names and options.
 
 Whatever the spec, :func:`make_agent` builds an agent or raises ``ValueError`` in one line, and so does
-the agent's ``reset`` for 2, 3 or 4 players; an agent that resets plays a legal action (the cheap ones
+the agent's ``reset`` for 2, 3 or 4 players; a spec that names a missing agent, file or class, or an
+option its agent does not have, is refused; an agent that resets plays a legal action (the cheap ones
 are played: the search's budget options could make one decision take long)."""
 
 import inspect
@@ -11,44 +12,54 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from allfives_env.agents import make_agent
+from allfives_env.agents.greedy import GreedyAgent
+from allfives_env.agents.registry import registered_agents
 from allfives_env.rules import Game, RulesConfig
 from allfives_env.rules.view import player_view
 
-NAMES = ["random", "greedy", "heuristic", "search", "champion", "ppo:checkpoints/ppo_2p.pt",
-         "ppo:checkpoints/ppo_4p.pt", "ppo:no_such_file.pt", "ppo:", "ppo:checkpoints", "nosuchagent",
-         "allfives_env.rules:Game", "allfives_env.agents.greedy:GreedyAgent", "no_such_module:Agent", ""]
+
+def keyword_options(cls) -> list:
+    return [p for p in inspect.signature(cls.__init__).parameters if p not in ("self", "path")]
+
+
+_FACTORIES = {name: entry.factory for name, entry in registered_agents().items()}
+#: Specs without options that build an agent: {spec: its agent's keyword options}.
+BUILDS = {**{name: keyword_options(_FACTORIES[name]) for name in ("random", "greedy", "heuristic", "search",
+                                                                   "champion")},
+          "ppo:checkpoints/ppo_2p.pt": keyword_options(_FACTORIES["ppo"]),
+          "ppo:checkpoints/ppo_4p.pt": keyword_options(_FACTORIES["ppo"]),
+          "allfives_env.agents.greedy:GreedyAgent": keyword_options(GreedyAgent)}
+#: Specs that name no agent: a missing name, file, folder, module or class, or an empty path.
+REFUSED = ["ppo:no_such_file.pt", "ppo:", "ppo:checkpoints", "nosuchagent", "allfives_env.rules:Game",
+           "no_such_module:Agent", ""]
 VALUES = ["0", "1", "-1", "3", "0.5", "1e9", "1e400", "inf", "-inf", "nan", "none", "null", "true", "false",
           "", "abc", "2**70", "compiled", "python", "greedy", "heuristic", "policy", "partner", "off",
           "default", "checkpoints/ppo_2p.pt", "x=y", "[1, 2]"]
+OTHER_KEYS = sorted({key for keys in BUILDS.values() for key in keys} | {"bogus", "", "Samples"})
 #: Agents played after a reset: no search budget in their options.
 PLAYED = ("random", "greedy", "heuristic", "ppo:", "allfives_env.agents.greedy:")
 
 
-def own_options(name) -> list:
-    """The keyword options of the agent a plain spec names (none for the others)."""
-    try:
-        agent = make_agent(name)
-    except ValueError:
-        return []
-    return [p for p in inspect.signature(type(agent).__init__).parameters if p not in ("self", "path")]
-
-
-OWN_KEYS = {name: own_options(name) for name in NAMES}
-OTHER_KEYS = sorted({key for keys in OWN_KEYS.values() for key in keys} | {"bogus", "", "Samples"})
+def options_joiner(name) -> str:
+    """What comes between an agent and its options: ``ppo:PATH,key=value``, ``module:Class:key=value``,
+    ``search:key=value``."""
+    return "," if name.startswith("ppo:") else ":"
 
 
 @st.composite
 def specs(draw):
-    """A spec: mostly the agent's own options with values right or wrong, sometimes other keys or separators."""
-    name = draw(st.sampled_from(NAMES))
-    own = OWN_KEYS[name]
+    """``(spec, refused)``: mostly the agent's own options with values right or wrong, sometimes other
+    keys or the other separator; ``refused`` where the spec must be refused whatever the values."""
+    name = draw(st.sampled_from(sorted(BUILDS) + REFUSED))
+    own = BUILDS.get(name, [])
     keys = st.sampled_from(own) if own and draw(st.integers(0, 4)) else st.sampled_from(OTHER_KEYS)
     options = draw(st.lists(st.tuples(keys, st.one_of(st.none(), st.sampled_from(VALUES))), max_size=3))
+    refused = name in REFUSED or any(key not in own for key, _ in options)
+    if not options:
+        return name, refused
+    joiner = options_joiner(name) if draw(st.integers(0, 9)) else draw(st.sampled_from([":", ","]))
     text = ",".join(key if value is None else f"{key}={value}" for key, value in options)
-    if not text:
-        return name
-    joiner = ("," if ":" in name else ":") if draw(st.integers(0, 9)) else draw(st.sampled_from([":", ","]))
-    return name + joiner + text
+    return name + joiner + text, refused
 
 
 def one_line_value_error(call):
@@ -63,12 +74,14 @@ def one_line_value_error(call):
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    spec=specs(),
+    spec_and_refused=specs(),
     num_players=st.sampled_from([2, 3, 4]),
     seed=st.integers(0, 2**32 - 1),
 )
-def test_any_spec_builds_an_agent_or_says_what_is_wrong_in_one_line(spec, num_players, seed):
+def test_any_spec_builds_an_agent_or_says_what_is_wrong_in_one_line(spec_and_refused, num_players, seed):
+    spec, refused = spec_and_refused
     agent, error = one_line_value_error(lambda: make_agent(spec))
+    assert not (refused and error is None), f"{spec!r} was accepted"
     if agent is None:
         return
     config = RulesConfig(num_players=num_players)

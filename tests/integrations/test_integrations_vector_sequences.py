@@ -1,14 +1,14 @@
 """Property test: random learner games on the Gymnasium vector env (``AllFivesVectorEnv``), legal and
 penalized illegal actions mixed with refused calls.
 
-2/3/4 players, one seat or (4 players) a partnership, a fixed or random learner seat, opponents mixed
-from the batched baselines, every reward mode, whole games. Checked at every step:
+2/3/4 players, one seat or (4 players) a partnership, a fixed or random learner seat, one batched
+baseline at every other seat, every reward mode, whole games. Checked at every step:
 
 * the learner always has a legal action, and ``infos["action_mask"]`` is ``action_masks()``;
 * a penalized action pays ``illegal_reward`` and steps nothing: that game's observation and mask stay;
 * every episode's return, penalties left out, is what its score sheet says for the learner's side:
   ``points`` its final score (a game starts at 0), ``zero_sum`` that minus the mean of the other sides'
-  scores, ``win`` the outcome in ``final_info``;
+  scores, ``win`` +1 if its side has the highest final score (R25; 0 if tied), else -1;
 * a refused call (a wrong shape or dtype, an action outside ``Discrete(114)``) changes no game.
 """
 
@@ -17,6 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from allfives_env.env.rewards import ranked_winners, side_outcomes
 from allfives_env.integrations.gym_vector import AllFivesVectorEnv
 
 PENALTY = -7.0
@@ -36,7 +37,7 @@ def refused_call(env, actions, rng):
 
 
 def games_state(env):
-    games = env.unwrapped.games if hasattr(env, "unwrapped") else env.games
+    games = env.unwrapped.games
     state = games.venv.state_dict()
     return state, games.seat.copy(), games._pending.copy()
 
@@ -47,12 +48,13 @@ def same_games(a, b) -> bool:
     return arrays and np.array_equal(seat_a, seat_b) and np.array_equal(pend_a, pend_b)
 
 
-def expected_return(reward, scores, side, outcome):
+def expected_return(reward, scores, side):
+    """The learner side's return over a whole game, from the final scores alone (a game starts at 0)."""
     if reward == "points":
         return scores[side]
     if reward == "zero_sum":
         return scores[side] - (scores.sum() - scores[side]) / (len(scores) - 1)
-    return outcome
+    return side_outcomes(ranked_winners(list(scores)), len(scores))[side]
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -101,7 +103,8 @@ def test_learner_episodes_pay_their_score_sheet_through_penalties_and_refused_ca
         for b in np.flatnonzero(terminated):
             final = infos["final_info"]
             side = side_of(int(seats[b]))
-            expected = expected_return(reward, final["scores"][b], side, final["outcome"][b])
+            expected = expected_return(reward, final["scores"][b], side)
+            assert final["outcome"][b] == expected_return("win", final["scores"][b], side)  # in every mode
             assert returns[b] == pytest.approx(expected, abs=1e-6), (b, reward, final["scores"][b], side)
             returns[b], seats[b] = 0.0, infos["seat"][b]
             ended += 1
